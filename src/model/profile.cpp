@@ -1,0 +1,78 @@
+#include "model/profile.hpp"
+
+namespace strobe::model {
+
+Profile::Profile() { internString(""); }
+
+StringId Profile::internString(std::string_view s) {
+  auto it = string_ids_.find(std::string(s));
+  if (it != string_ids_.end()) return it->second;
+  auto id = static_cast<StringId>(strings_.size());
+  strings_.emplace_back(s);
+  string_ids_.emplace(strings_.back(), id);
+  return id;
+}
+
+ModuleId Profile::internModule(std::string_view path, std::string_view build_id) {
+  StringId p = internString(path);
+  StringId b = internString(build_id);
+  uint64_t key = (static_cast<uint64_t>(p) << 32) | b;
+  auto [it, inserted] = module_ids_.try_emplace(key, static_cast<ModuleId>(modules_.size()));
+  if (inserted) modules_.push_back(Module{p, b});
+  return it->second;
+}
+
+FunctionId Profile::internFunction(std::string_view name, std::string_view system_name,
+                                   std::string_view file, uint32_t start_line) {
+  std::string key;
+  key.reserve(name.size() + system_name.size() + file.size() + 16);
+  key.append(name).push_back('\0');
+  key.append(system_name).push_back('\0');
+  key.append(file).push_back('\0');
+  key.append(std::to_string(start_line));
+  auto it = function_ids_.find(key);
+  if (it != function_ids_.end()) return it->second;
+  auto id = static_cast<FunctionId>(functions_.size());
+  functions_.push_back(
+      Function{internString(name), internString(system_name), internString(file), start_line});
+  function_ids_.emplace(std::move(key), id);
+  return id;
+}
+
+LocationId Profile::internLocation(ModuleId module, uint64_t offset, uint64_t address) {
+  LocationKey key{module, module == kNone ? address : offset};
+  auto [it, inserted] = location_ids_.try_emplace(key, static_cast<LocationId>(locations_.size()));
+  if (inserted) locations_.push_back(Location{module, address, key.offset, {}});
+  return it->second;
+}
+
+StackId Profile::internStack(StackId parent, LocationId location) {
+  uint64_t key = (static_cast<uint64_t>(parent + 1U) << 32) | location;
+  auto [it, inserted] = stack_ids_.try_emplace(key, static_cast<StackId>(stacks_.size()));
+  if (inserted) stacks_.push_back(StackNode{parent, location});
+  return it->second;
+}
+
+void Profile::setThread(Thread t) {
+  auto it = thread_index_.find(t.tid);
+  if (it != thread_index_.end()) {
+    threads_[it->second] = std::move(t);
+    return;
+  }
+  thread_index_.emplace(t.tid, threads_.size());
+  threads_.push_back(std::move(t));
+}
+
+const Thread* Profile::findThread(int32_t tid) const {
+  auto it = thread_index_.find(tid);
+  return it == thread_index_.end() ? nullptr : &threads_[it->second];
+}
+
+std::string_view Profile::moduleName(ModuleId id) const {
+  if (id == kNone) return "[unknown]";
+  std::string_view p = strings_[modules_[id].path];
+  auto slash = p.rfind('/');
+  return slash == std::string_view::npos ? p : p.substr(slash + 1);
+}
+
+}  // namespace strobe::model

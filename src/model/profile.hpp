@@ -1,0 +1,164 @@
+// Profile: the in-memory model of one recording, shared by the recorder, the
+// store and every output. It mirrors pprof's model so writers stay thin:
+//   Module   — a mapped file (path, build-id)
+//   Function — a symbol: demangled name, raw (system) name, source file
+//   Location — one sampled address in one module, with its symbolized lines
+//              (innermost first: an inline chain yields several lines)
+//   Stack    — a node of a trie of locations: (parent stack, location);
+//              following parents walks from the leaf to the root
+//   Sample   — time, thread, cpu, stack, weight (ns of CPU for cpu-clock)
+// Interning (strings, modules, functions, locations, stacks) is memoized, so
+// each distinct value is stored once.
+//
+// Addresses: Location::address is the process address (AVMA) that was
+// sampled, except for caller frames, where it is the return address − 1 so
+// that it falls inside the call instruction (see docs/FORMAT.md).
+//
+// Thread safety: none; one thread builds a Profile, then any number may read
+// it. No I/O here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace strobe::model {
+
+using StringId = uint32_t;
+using ModuleId = uint32_t;
+using FunctionId = uint32_t;
+using LocationId = uint32_t;
+using StackId = uint32_t;
+
+inline constexpr uint32_t kNone = UINT32_MAX;  // "no module", "root stack", ...
+inline constexpr StringId kEmptyString = 0;    // interned "" is always id 0
+
+struct Module {
+  StringId path = kEmptyString;      // as mapped, e.g. /usr/lib/libc.so.6, [vdso]
+  StringId build_id = kEmptyString;  // lowercase hex, "" when unknown
+};
+
+struct Function {
+  StringId name = kEmptyString;         // demangled
+  StringId system_name = kEmptyString;  // as in the symbol table
+  StringId file = kEmptyString;         // source file, "" when unknown
+  uint32_t start_line = 0;              // 0 when unknown
+};
+
+struct Line {
+  FunctionId function = kNone;
+  uint32_t line = 0;  // 0 when unknown
+};
+
+struct Location {
+  ModuleId module = kNone;  // kNone: the address fell in no known mapping
+  uint64_t address = 0;     // AVMA (return address − 1 for callers)
+  uint64_t offset = 0;      // file offset in the module (address when no module)
+  std::vector<Line> lines;  // innermost first; empty until symbolized / when unknown
+};
+
+struct StackNode {
+  StackId parent = kNone;  // kNone at the root-most frame
+  LocationId location = kNone;
+};
+
+struct Sample {
+  uint64_t time_ns = 0;  // since Meta::start_monotonic_ns
+  int32_t tid = 0;
+  uint32_t cpu = 0;
+  StackId stack = kNone;  // the leaf node; kNone for an empty stack
+  uint64_t weight = 0;    // the event's period (ns of CPU time for cpu-clock)
+};
+
+struct Thread {
+  int32_t tid = 0;
+  int32_t pid = 0;
+  std::string name;
+};
+
+struct Meta {
+  std::vector<std::string> command;  // argv of the profiled command
+  int32_t pid = 0;                   // the first process
+  uint64_t start_realtime_ns = 0;    // wall-clock time of the start (UNIX epoch)
+  uint64_t start_monotonic_ns = 0;   // CLOCK_MONOTONIC at the start
+  uint64_t duration_ns = 0;
+  uint32_t frequency = 0;     // requested Hz (0 when sampling by period)
+  std::string event;          // e.g. "cpu-clock"
+  std::string call_graph;     // "fp" or "none"
+  std::string hostname;
+  std::string kernel;         // uname -r
+  std::string strobe_version;
+  uint64_t lost_samples = 0;     // reported by the kernel in LOST records
+  uint64_t throttle_events = 0;  // THROTTLE records
+  uint64_t target_cpu_ns = 0;    // user+sys CPU of the command (rusage), 0 if unknown
+  int32_t exit_status = 0;       // as a shell reports it: 128+N for signal N
+};
+
+class Profile {
+ public:
+  Profile();
+
+  StringId internString(std::string_view s);
+  ModuleId internModule(std::string_view path, std::string_view build_id);
+  FunctionId internFunction(std::string_view name, std::string_view system_name,
+                            std::string_view file, uint32_t start_line);
+  // Identity is (module, offset) within a module; (kNone, address) outside.
+  LocationId internLocation(ModuleId module, uint64_t offset, uint64_t address);
+  StackId internStack(StackId parent, LocationId location);
+  void addSample(const Sample& s) { samples_.push_back(s); }
+
+  // Adds or updates (by tid) a thread.
+  void setThread(Thread t);
+
+  const std::string& str(StringId id) const { return strings_[id]; }
+  const std::vector<std::string>& strings() const { return strings_; }
+  const std::vector<Module>& modules() const { return modules_; }
+  const std::vector<Function>& functions() const { return functions_; }
+  const std::vector<Location>& locations() const { return locations_; }
+  std::vector<Location>& mutableLocations() { return locations_; }
+  const std::vector<StackNode>& stacks() const { return stacks_; }
+  const std::vector<Sample>& samples() const { return samples_; }
+  std::vector<Sample>& mutableSamples() { return samples_; }
+  const std::vector<Thread>& threads() const { return threads_; }
+  const Thread* findThread(int32_t tid) const;
+  Meta& meta() { return meta_; }
+  const Meta& meta() const { return meta_; }
+
+  // The module's display name: its path's last component.
+  std::string_view moduleName(ModuleId id) const;
+  // Walk a stack from leaf to root, calling f(LocationId) for each frame.
+  template <typename F>
+  void forEachFrame(StackId leaf, F&& f) const {
+    for (StackId s = leaf; s != kNone; s = stacks_[s].parent) f(stacks_[s].location);
+  }
+
+ private:
+  struct LocationKey {
+    ModuleId module;
+    uint64_t offset;
+    bool operator==(const LocationKey&) const = default;
+  };
+  struct LocationKeyHash {
+    size_t operator()(const LocationKey& k) const noexcept {
+      return std::hash<uint64_t>{}(k.offset * 0x9E3779B97F4A7C15ULL ^ k.module);
+    }
+  };
+  std::vector<std::string> strings_;
+  std::unordered_map<std::string, StringId> string_ids_;
+  std::vector<Module> modules_;
+  std::unordered_map<uint64_t, ModuleId> module_ids_;  // (path id << 32 | build id)
+  std::vector<Function> functions_;
+  std::unordered_map<std::string, FunctionId> function_ids_;
+  std::vector<Location> locations_;
+  std::unordered_map<LocationKey, LocationId, LocationKeyHash> location_ids_;
+  std::vector<StackNode> stacks_;
+  std::unordered_map<uint64_t, StackId> stack_ids_;  // (parent+1) << 32 | location
+  std::vector<Sample> samples_;
+  std::vector<Thread> threads_;
+  std::unordered_map<int32_t, size_t> thread_index_;
+  Meta meta_;
+};
+
+}  // namespace strobe::model
