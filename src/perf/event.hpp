@@ -1,0 +1,90 @@
+// Opening perf events: the event-name table, the perf_event_attr strobe uses,
+// the perf_event_open(2) wrapper with errors that say what to change, and the
+// enable/disable ioctls. Also the list of online CPUs (one event per CPU).
+//
+// Owns: nothing long-lived. openEvent() returns an Fd the caller owns (closing
+// it destroys the event). One process-wide flag remembers that the running
+// kernel rejected attr.build_id (see openEvent).
+// Thread safety: all functions are thread-safe (the flag is atomic).
+// Async-signal safety: none of these functions are async-signal-safe
+// (they allocate for errors and read /proc and /sys).
+#pragma once
+
+#include <linux/perf_event.h>
+#include <sys/types.h>
+
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/fd.hpp"
+#include "base/result.hpp"
+
+namespace strobe::perf {
+
+// What to sample and how often.
+struct EventSpec {
+  std::string name = "cpu-clock";
+  uint32_t frequency = 99;  // samples per second per thread (frequency mode)
+  uint64_t period = 0;      // if nonzero: one sample every `period` events instead
+  bool callchain = true;    // PERF_SAMPLE_CALLCHAIN (frame-pointer walk by the kernel)
+  bool kernel = false;      // also sample kernel space and kernel callchains
+};
+
+// (attr.type, attr.config) for a known event name: cpu-clock, task-clock,
+// page-faults, context-switches (software); cycles, instructions,
+// cache-misses, branch-misses (hardware). Unknown -> kUsage error.
+Result<std::pair<uint32_t, uint64_t>> eventTypeConfig(std::string_view name);
+
+// The name of a (type, config) pair from the table above, or "type:config".
+std::string eventName(uint32_t type, uint64_t config);
+
+// attr.type of an attr made from an unknown event name.
+inline constexpr uint32_t kNoEventType = UINT32_MAX;
+
+// The attributes strobe samples with. sample_type = IP|TID|TIME|CPU|PERIOD
+// (+CALLCHAIN); frequency mode unless spec.period is set; mmap/mmap2/comm/
+// comm_exec/task side-band records with sample_id_all; CLOCK_MONOTONIC
+// timestamps; created disabled; build_id = 1 (openEvent drops it on kernels
+// older than 5.12). wakeup_bytes: poll() wakes once that many bytes wait in
+// the ring (watermark mode); 0 lets the kernel pick half the ring.
+// An unknown spec.name yields attr.type = kNoEventType, which openEvent
+// refuses with a kUsage error; validate names with eventTypeConfig first.
+perf_event_attr makeAttr(const EventSpec& spec, bool inherit, bool enable_on_exec,
+                         uint32_t wakeup_bytes = 0);
+
+// perf_event_open(attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC).
+// pid 0 = the calling thread, -1 = every task on `cpu`. If the kernel rejects
+// attr.build_id with EINVAL, retries once without it and remembers that for
+// later calls (MMAP2 records then carry maj/min/ino instead of a build id).
+// Failures are classified by classifyOpenError.
+Result<Fd> openEvent(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd = -1);
+
+// Sentinel for "kernel.perf_event_paranoid could not be read".
+inline constexpr int kParanoidUnknown = INT_MIN;
+
+// The one-line Error (and hint) for perf_event_open failing with `err`.
+// Pure: paranoid and max_sample_rate are passed in (max_sample_rate 0 =
+// unknown). Messages are stable; tests compare them word for word.
+Error classifyOpenError(int err, const perf_event_attr& attr, pid_t pid, int paranoid,
+                        uint64_t max_sample_rate = 0);
+
+// /proc/sys/kernel/perf_event_paranoid, or kParanoidUnknown.
+int readParanoid();
+// /proc/sys/kernel/perf_event_max_sample_rate, or 0 when unreadable.
+uint64_t readMaxSampleRate();
+
+// PERF_EVENT_IOC_ENABLE / PERF_EVENT_IOC_DISABLE on an event fd.
+Status enableEvent(int fd);
+Status disableEvent(int fd);
+
+// A CPU list as in /sys/devices/system/cpu/online: "0-3,5,7-8\n".
+Result<std::vector<int>> parseCpuList(std::string_view text);
+// The online CPUs; falls back to 0..N-1 (N from sysconf) if /sys is unreadable.
+std::vector<int> onlineCpus();
+int onlineCpuCount();
+
+}  // namespace strobe::perf
