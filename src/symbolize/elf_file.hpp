@@ -1,0 +1,76 @@
+// ElfFile: one ELF file opened read-only through libelf (ELF_C_READ_MMAP).
+//
+// Owns: the file descriptor and the Elf* handle; both are released when the
+// ElfFile is destroyed (the Elf* first). elf() hands out a borrowed handle that
+// stays valid while this ElfFile lives; other views (DwarfLines, SymbolTable
+// construction) must not outlive it.
+// open() validates the header, the program and section header tables and every
+// PT_LOAD against the file size, so a truncated or non-ELF file gives a Result
+// error (kNotFound / kCorrupt) instead of a crash later.
+// Thread safety: none; use one ElfFile from one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/fd.hpp"
+#include "base/result.hpp"
+#include "base/types.hpp"
+
+struct Elf;  // libelf's handle (from <libelf.h>)
+
+namespace strobe::symbolize {
+
+// One PT_LOAD program header.
+struct LoadSegment {
+  FileOffset offset;       // p_offset
+  Svma vaddr;              // p_vaddr
+  uint64_t file_size = 0;  // p_filesz
+  uint64_t mem_size = 0;   // p_memsz
+  uint32_t flags = 0;      // p_flags (PF_R | PF_W | PF_X)
+};
+
+class ElfFile {
+ public:
+  static Result<ElfFile> open(const std::string& path);
+
+  ElfFile(ElfFile&&) noexcept;
+  ElfFile& operator=(ElfFile&&) noexcept;
+  ~ElfFile();
+
+  [[nodiscard]] const std::string& path() const { return path_; }
+  // The NT_GNU_BUILD_ID note as lowercase hex, "" when the file has none.
+  [[nodiscard]] const std::string& buildId() const { return build_id_; }
+  // e_type: ET_EXEC, ET_DYN, ET_REL, ET_CORE.
+  [[nodiscard]] uint16_t type() const { return type_; }
+  // A position-independent executable: ET_DYN with DF_1_PIE, or (older
+  // linkers) with an interpreter and no soname. Shared libraries are not PIE.
+  [[nodiscard]] bool isPie() const { return pie_; }
+  [[nodiscard]] const std::vector<LoadSegment>& loadSegments() const { return segments_; }
+  // The SVMA of a file offset: the PT_LOAD with p_offset <= off <
+  // p_offset + p_filesz gives off − p_offset + p_vaddr. nullopt when no
+  // segment holds the offset.
+  [[nodiscard]] std::optional<Svma> fileOffsetToSvma(FileOffset off) const;
+  // Borrowed; valid while this ElfFile lives.
+  [[nodiscard]] Elf* elf() const { return elf_.get(); }
+
+ private:
+  struct ElfCloser {
+    void operator()(Elf* e) const;
+  };
+  ElfFile() = default;
+  Status load(uint64_t file_size);
+
+  std::string path_;
+  Fd fd_;  // declared before elf_, so it is closed after elf_end
+  std::unique_ptr<Elf, ElfCloser> elf_;
+  std::string build_id_;
+  uint16_t type_ = 0;
+  bool pie_ = false;
+  std::vector<LoadSegment> segments_;
+};
+
+}  // namespace strobe::symbolize

@@ -1,0 +1,169 @@
+#include "symbolize/symbol_table.hpp"
+
+#include <elf.h>
+#include <gelf.h>
+#include <libelf.h>
+
+#include <algorithm>
+#include <tuple>
+#include <unordered_map>
+
+#include "symbolize/elf_file.hpp"
+
+namespace strobe::symbolize {
+namespace {
+
+int bindingRank(uint8_t binding) {
+  switch (binding) {
+    case STB_GLOBAL:
+    case STB_GNU_UNIQUE:
+      return 0;
+    case STB_WEAK:
+      return 1;
+    default:
+      return 2;
+  }
+}
+
+size_t leadingUnderscores(std::string_view name) {
+  size_t n = 0;
+  while (n < name.size() && name[n] == '_') ++n;
+  return n;
+}
+
+// Strict weak order: by address, then the preferred alias first.
+bool preferred(const RawSymbol& a, const RawSymbol& b) {
+  auto key = [](const RawSymbol& s) {
+    return std::make_tuple(s.value, bindingRank(s.binding), s.hidden_version, s.size == 0,
+                           leadingUnderscores(s.name), s.name);
+  };
+  return key(a) < key(b);
+}
+
+// End of the section with index `shndx` (sh_addr + sh_size), memoized.
+class SectionLimits {
+ public:
+  explicit SectionLimits(Elf* elf) : elf_(elf) {}
+  uint64_t of(size_t shndx) {
+    auto [it, inserted] = limits_.try_emplace(shndx, UINT64_MAX);
+    if (inserted) {
+      GElf_Shdr sh;
+      Elf_Scn* scn = ::elf_getscn(elf_, shndx);
+      if (scn != nullptr && ::gelf_getshdr(scn, &sh) != nullptr &&
+          sh.sh_size <= UINT64_MAX - sh.sh_addr) {
+        it->second = sh.sh_addr + sh.sh_size;
+      }
+    }
+    return it->second;
+  }
+
+ private:
+  Elf* elf_;
+  std::unordered_map<size_t, uint64_t> limits_;
+};
+
+// `versyms`: the table's SHT_GNU_versym data (for .dynsym), or nullptr.
+void readTable(Elf* elf, Elf_Scn* scn, const GElf_Shdr& sh, Elf_Data* versyms,
+               SectionLimits& limits, std::vector<RawSymbol>& out) {
+  Elf_Data* data = ::elf_getdata(scn, nullptr);
+  size_t entsize = ::gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+  if (data == nullptr || entsize == 0) return;
+  size_t count = data->d_size / entsize;
+  for (size_t i = 1; i < count; ++i) {  // entry 0 is the null symbol
+    GElf_Sym sym;
+    if (::gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
+    unsigned type = GELF_ST_TYPE(sym.st_info);
+    if (type != STT_FUNC && type != STT_GNU_IFUNC) continue;
+    if (sym.st_shndx == SHN_UNDEF || sym.st_shndx == SHN_ABS || sym.st_shndx == SHN_COMMON) {
+      continue;
+    }
+    const char* name = ::elf_strptr(elf, sh.sh_link, sym.st_name);
+    if (name == nullptr || *name == '\0') continue;
+    uint64_t limit = sym.st_shndx == SHN_XINDEX ? UINT64_MAX : limits.of(sym.st_shndx);
+    GElf_Versym version = 0;
+    bool hidden = versyms != nullptr &&
+                  ::gelf_getversym(versyms, static_cast<int>(i), &version) != nullptr &&
+                  (version & 0x8000) != 0;  // VERSYM_HIDDEN
+    out.push_back(RawSymbol{name, sym.st_value, sym.st_size,
+                            static_cast<uint8_t>(GELF_ST_BIND(sym.st_info)), limit, hidden});
+  }
+}
+
+}  // namespace
+
+SymbolTable SymbolTable::read(const ElfFile& file) {
+  Elf* elf = file.elf();
+  std::vector<RawSymbol> raw;
+  SectionLimits limits(elf);
+  std::unordered_map<size_t, Elf_Data*> versyms;  // by the index of their symbol table
+  for (Elf_Scn* scn = ::elf_nextscn(elf, nullptr); scn != nullptr; scn = ::elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if (::gelf_getshdr(scn, &sh) != nullptr && sh.sh_type == SHT_GNU_versym) {
+      versyms[sh.sh_link] = ::elf_getdata(scn, nullptr);
+    }
+  }
+  for (Elf_Scn* scn = ::elf_nextscn(elf, nullptr); scn != nullptr; scn = ::elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if (::gelf_getshdr(scn, &sh) == nullptr) continue;
+    if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) continue;
+    auto v = sh.sh_type == SHT_DYNSYM ? versyms.find(::elf_ndxscn(scn)) : versyms.end();
+    readTable(elf, scn, sh, v != versyms.end() ? v->second : nullptr, limits, raw);
+  }
+  return build(std::move(raw));
+}
+
+SymbolTable SymbolTable::build(std::vector<RawSymbol> raw) {
+  std::sort(raw.begin(), raw.end(), preferred);
+  SymbolTable t;
+  for (size_t i = 0; i < raw.size();) {
+    const RawSymbol& best = raw[i];
+    uint64_t size = best.size;
+    uint64_t limit = best.limit;
+    size_t j = i;
+    for (; j < raw.size() && raw[j].value == best.value; ++j) {
+      size = size != 0 ? size : raw[j].size;  // a size-0 winner borrows an alias's size
+      limit = std::min(limit, raw[j].limit);
+    }
+    uint64_t next = j < raw.size() ? raw[j].value : UINT64_MAX;
+    Entry e;
+    e.start = best.value;
+    e.size = size;
+    if (size != 0) {
+      e.end = size <= UINT64_MAX - e.start ? e.start + size : UINT64_MAX;
+    } else {
+      e.end = std::max(std::min(next, limit), e.start + 1);
+    }
+    e.name_offset = t.names_.size();
+    e.name_length = static_cast<uint32_t>(std::min<size_t>(best.name.size(), UINT32_MAX));
+    t.names_.append(best.name.substr(0, e.name_length));
+    t.entries_.push_back(e);
+    i = j;
+  }
+  // Parent links: the enclosing entries of each entry, via a stack of open ranges.
+  std::vector<uint32_t> open;
+  for (uint32_t k = 0; k < t.entries_.size(); ++k) {
+    Entry& e = t.entries_[k];
+    while (!open.empty() && t.entries_[open.back()].end <= e.start) open.pop_back();
+    e.parent = open.empty() ? kNoParent : open.back();
+    open.push_back(k);
+  }
+  return t;
+}
+
+std::optional<SymbolMatch> SymbolTable::lookup(Svma addr) const {
+  auto it = std::upper_bound(entries_.begin(), entries_.end(), addr.v,
+                             [](uint64_t a, const Entry& e) { return a < e.start; });
+  if (it == entries_.begin()) return std::nullopt;
+  auto k = static_cast<uint32_t>(it - entries_.begin() - 1);
+  while (k != kNoParent) {
+    const Entry& e = entries_[k];
+    if (addr.v < e.end) {
+      return SymbolMatch{std::string_view(names_).substr(e.name_offset, e.name_length),
+                         Svma(e.start), e.size};
+    }
+    k = e.parent;
+  }
+  return std::nullopt;
+}
+
+}  // namespace strobe::symbolize

@@ -1,0 +1,137 @@
+#include "symbolize/symbolizer.hpp"
+
+#include <optional>
+
+#include "symbolize/demangle.hpp"
+#include "symbolize/dwarf_lines.hpp"
+#include "symbolize/elf_file.hpp"
+#include "symbolize/symbol_table.hpp"
+
+namespace strobe::symbolize {
+namespace {
+
+// Mappings without a file behind them: nothing to read, nothing to say.
+bool isFilePath(std::string_view path) {
+  if (path.empty() || path.front() != '/') return false;  // [vdso], [stack], [anon:x], ...
+  for (std::string_view prefix : {"//anon", "/memfd:", "/dev/", "/SYSV", "/anon_hugepage"}) {
+    if (path.substr(0, prefix.size()) == prefix) return false;
+  }
+  return true;
+}
+
+bool endsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+}  // namespace
+
+struct Symbolizer::ModuleSymbols {
+  struct FunctionInfo {
+    std::string name;  // demangled
+    SourceLine decl;   // file "" / line 0 when unknown
+  };
+
+  explicit ModuleSymbols(ElfFile f)
+      : elf(std::move(f)), symbols(SymbolTable::read(elf)), dwarf(elf) {}
+
+  const FunctionInfo& function(const SymbolMatch& sym) {
+    auto [it, inserted] = functions.try_emplace(sym.start.v);
+    if (inserted) {
+      it->second.name = demangle(sym.name);
+      if (auto d = dwarf.declaration(sym.start)) it->second.decl = std::move(*d);
+    }
+    return it->second;
+  }
+
+  // Declared in this order so that dwarf and symbols go before the file.
+  ElfFile elf;
+  SymbolTable symbols;
+  DwarfLines dwarf;
+  std::unordered_map<uint64_t, FunctionInfo> functions;  // by symbol start
+};
+
+Symbolizer::Symbolizer() = default;
+Symbolizer::~Symbolizer() = default;
+
+std::string_view Symbolizer::buildIdOf(model::ModuleId id) const {
+  return id < build_ids_.size() ? std::string_view(build_ids_[id]) : std::string_view();
+}
+
+Symbolizer::ModuleSymbols* Symbolizer::moduleFor(const model::Profile& profile,
+                                                 model::ModuleId id) {
+  const model::Module& mod = profile.modules()[id];
+  const std::string& path = profile.str(mod.path);
+  const std::string& recorded = profile.str(mod.build_id);
+  std::string key = path;
+  key.push_back('\0');
+  key += recorded;
+  auto [it, inserted] = cache_.try_emplace(std::move(key));
+  if (!inserted) return it->second.get();
+  if (!isFilePath(path)) return nullptr;
+
+  auto skip = [&](const std::string& why) -> ModuleSymbols* {
+    warnings_.push_back("cannot symbolize " + path + ": " + why);
+    return nullptr;
+  };
+  if (endsWith(path, " (deleted)")) return skip("the file was deleted or replaced during the run");
+  auto file = ElfFile::open(path);
+  if (!file) return skip(file.error().describe());
+  if (!recorded.empty() && file->buildId() != recorded) {
+    return skip("the file has changed since it was recorded (build-id " +
+                (file->buildId().empty() ? std::string("none") : file->buildId()) + ", recorded " +
+                recorded + ")");
+  }
+  it->second = std::make_unique<ModuleSymbols>(std::move(file).value());
+  return it->second.get();
+}
+
+Status Symbolizer::symbolize(model::Profile& profile) {
+  warnings_.clear();
+  const std::vector<model::Module>& modules = profile.modules();
+  build_ids_.assign(modules.size(), std::string());
+  for (size_t i = 0; i < modules.size(); ++i) build_ids_[i] = profile.str(modules[i].build_id);
+
+  // Per call, resolve each module id once.
+  std::vector<ModuleSymbols*> resolved(modules.size(), nullptr);
+  std::vector<bool> looked_up(modules.size(), false);
+  size_t bad_modules = 0;
+
+  for (model::Location& loc : profile.mutableLocations()) {
+    if (loc.module == model::kNone || !loc.lines.empty()) continue;
+    if (loc.module >= modules.size()) {
+      ++bad_modules;
+      continue;
+    }
+    ModuleSymbols*& m = resolved[loc.module];
+    if (!looked_up[loc.module]) {
+      looked_up[loc.module] = true;
+      m = moduleFor(profile, loc.module);
+      if (m != nullptr && build_ids_[loc.module].empty()) build_ids_[loc.module] = m->elf.buildId();
+    }
+    if (m == nullptr) continue;
+
+    std::optional<Svma> pc = m->elf.fileOffsetToSvma(FileOffset(loc.offset));
+    if (!pc) continue;
+    std::optional<SymbolMatch> sym = m->symbols.lookup(*pc);
+    if (!sym) continue;
+    const ModuleSymbols::FunctionInfo& fn = m->function(*sym);
+    std::optional<SourceLine> row = m->dwarf.lookup(*pc);
+
+    const std::string& file = fn.decl.file.empty() && row ? row->file : fn.decl.file;
+    // Without inline chains (a later version), a row from another file is
+    // code inlined from there: its line number would be wrong next to this
+    // function's file, so the line is reported as unknown instead.
+    uint32_t line = row && row->file == file ? row->line : 0;
+    model::FunctionId fid = profile.internFunction(fn.name, sym->name, file, fn.decl.line);
+    loc.lines.push_back(model::Line{fid, line});
+  }
+
+  if (bad_modules > 0) {
+    return makeError(
+        std::to_string(bad_modules) + " locations refer to modules the profile does not have", {},
+        ErrorKind::kCorrupt);
+  }
+  return {};
+}
+
+}  // namespace strobe::symbolize

@@ -1,0 +1,64 @@
+// Symbolizer: fills in the functions and source lines of a Profile's
+// locations from the files of its modules.
+//
+// For each Location with a module and no lines yet, the module's file is
+// opened by path (once per path and build-id, then cached), the location's
+// file offset is turned into an ELF address (SVMA) through the PT_LOAD
+// segments, and the symbol table and DWARF give a Function (demangled name,
+// raw name, source file, start line) and a Line. The offset is looked up as
+// given: caller frames already hold return address − 1.
+// Locations that cannot be resolved keep empty lines. Modules that are not
+// files ("[vdso]", "[stack]", "//anon", memfd, ...) are skipped quietly; a file
+// that cannot be opened or parsed, or whose build-id differs from the one
+// recorded, is skipped with one warning and remembered, so it is not retried.
+//
+// Owns: the cache of opened modules (an fd, a read-only mapping, symbols and
+// DWARF state each) for its lifetime; it reads files, nothing else.
+// symbolize() may be called again on a growing Profile (live views): only
+// new, unsymbolized locations are looked up.
+// Thread safety: none; one thread uses a Symbolizer at a time.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "base/result.hpp"
+#include "model/profile.hpp"
+
+namespace strobe::symbolize {
+
+class Symbolizer {
+ public:
+  Symbolizer();
+  Symbolizer(const Symbolizer&) = delete;
+  Symbolizer& operator=(const Symbolizer&) = delete;
+  ~Symbolizer();
+
+  // Symbolizes the unsymbolized locations of `profile`. Fails (kCorrupt) only
+  // when locations name modules the profile does not have; every other
+  // location is still processed. Per-module problems become warnings().
+  Status symbolize(model::Profile& profile);
+
+  // Warnings of the last symbolize() call, one line each (a module that could
+  // not be used is reported once per Symbolizer).
+  [[nodiscard]] const std::vector<std::string>& warnings() const { return warnings_; }
+
+  // The build-id of module `id` of the last profile symbolized: the one the
+  // profile recorded, or else the one read from the file (when the module had
+  // locations to symbolize and its file could be opened); "" when unknown.
+  [[nodiscard]] std::string_view buildIdOf(model::ModuleId id) const;
+
+ private:
+  struct ModuleSymbols;
+  ModuleSymbols* moduleFor(const model::Profile& profile, model::ModuleId id);
+
+  // Keyed by path + '\0' + recorded build-id; nullptr: skipped (remembered).
+  std::unordered_map<std::string, std::unique_ptr<ModuleSymbols>> cache_;
+  std::vector<std::string> build_ids_;  // by ModuleId of the last profile
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace strobe::symbolize

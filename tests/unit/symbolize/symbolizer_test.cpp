@@ -1,0 +1,245 @@
+#include "symbolize/symbolizer.hpp"
+
+#include <gtest/gtest.h>
+
+#include "fixture_tools.hpp"
+#include "symbolize/elf_file.hpp"
+#include "symbolize/symbol_table.hpp"
+
+namespace strobe::symbolize {
+namespace {
+
+using model::LocationId;
+using model::Profile;
+
+struct Expect {
+  const char* symbol;
+  const char* name;  // demangled
+  const char* mark;
+};
+
+// Interns a location at `symbol + delta` of `bin`, as the recorder would:
+// by file offset (computed with readelf's segments, not ours).
+LocationId locationAt(Profile& p, model::ModuleId m, const char* bin, const char* symbol,
+                      uint64_t delta, uint64_t* svma_out = nullptr) {
+  auto nm = testing::nmSymbols(bin);
+  EXPECT_TRUE(nm.count(symbol)) << symbol;
+  uint64_t svma = nm[symbol] + delta;
+  uint64_t off = testing::svmaToOffset(testing::readelfLoads(bin), svma);
+  EXPECT_NE(off, UINT64_MAX);
+  if (svma_out != nullptr) *svma_out = svma;
+  return p.internLocation(m, off, 0x7f0000000000ULL + off);
+}
+
+void expectSymbolized(const char* bin, const char* source, const std::vector<Expect>& fns) {
+  Profile p;
+  model::ModuleId m = p.internModule(bin, "");
+  std::vector<LocationId> ids;
+  std::vector<uint64_t> svmas;
+  for (const Expect& e : fns) {
+    uint64_t svma = 0;
+    ids.push_back(locationAt(p, m, bin, e.symbol, 4, &svma));
+    svmas.push_back(svma);
+  }
+  Symbolizer s;
+  ASSERT_TRUE(s.symbolize(p).ok());
+  EXPECT_TRUE(s.warnings().empty());
+  EXPECT_EQ(s.buildIdOf(m), testing::readelfBuildId(bin));
+  auto reference = testing::addr2line(bin, svmas);
+  ASSERT_EQ(reference.size(), fns.size());
+  for (size_t i = 0; i < fns.size(); ++i) {
+    const model::Location& loc = p.locations()[ids[i]];
+    ASSERT_EQ(loc.lines.size(), 1U) << fns[i].symbol;
+    const model::Function& fn = p.functions()[loc.lines[0].function];
+    EXPECT_EQ(p.str(fn.name), fns[i].name);
+    EXPECT_EQ(p.str(fn.system_name), fns[i].symbol);
+    EXPECT_EQ(p.str(fn.file), source);
+    EXPECT_EQ(fn.start_line, testing::markLine(source, fns[i].mark)) << fns[i].symbol;
+    EXPECT_EQ(reference[i].file, source);
+    EXPECT_EQ(loc.lines[0].line, reference[i].line) << fns[i].symbol;
+    EXPECT_NE(loc.lines[0].line, 0U);
+  }
+}
+
+TEST(SymbolizerTest, FillsFunctionsAndLinesPie) {
+  expectSymbolized(
+      SYMFIX_PIE, SYMFIX_SOURCE,
+      {{"fixture_leaf", "fixture_leaf", "leaf"},
+       {"_ZN7fixture6scaledIiEET_S1_i", "int fixture::scaled<int>(int, int)", "scaled"},
+       {"_ZL12fixtureLocali", "fixtureLocal(int)", "local"}});
+}
+
+TEST(SymbolizerTest, FillsFunctionsAndLinesNonPie) {
+  expectSymbolized(
+      SYMFIX_NOPIE, SYMFIX_SOURCE,
+      {{"fixture_leaf", "fixture_leaf", "leaf"},
+       {"_ZN7fixture6scaledIdEET_S1_i", "double fixture::scaled<double>(double, int)", "scaled"}});
+}
+
+TEST(SymbolizerTest, FillsFunctionsAndLinesSharedLibrary) {
+  expectSymbolized(
+      SYMFIX_LIB, SYMFIX_LIB_SOURCE,
+      {{"fixture_lib_add", "fixture_lib_add", "lib_add"},
+       {"_ZN11fixture_lib7Counter4bumpEi", "fixture_lib::Counter::bump(int)", "bump"}});
+}
+
+// Every byte of fixtureLocal, which has fixtureInlined (from a header) inlined:
+// rows from the function's own file keep addr2line's line; rows from the
+// header get line 0 until inline chains exist, never a header line number
+// next to the .cpp file.
+void expectInlinedCodeHasNoForeignLines(const char* bin) {
+  auto nm = testing::nmSymbols(bin);
+  uint64_t start = nm["_ZL12fixtureLocali"];
+  Profile p;
+  model::ModuleId m = p.internModule(bin, "");
+  auto loads = testing::readelfLoads(bin);
+  std::vector<uint64_t> svmas;
+  std::vector<LocationId> ids;
+  auto elf = ElfFile::open(bin);
+  ASSERT_TRUE(elf.ok());
+  auto sym = SymbolTable::read(*elf).lookup(Svma(start));
+  ASSERT_TRUE(sym.has_value());
+  for (uint64_t a = start; a < start + sym->size; ++a) {
+    svmas.push_back(a);
+    ids.push_back(p.internLocation(m, testing::svmaToOffset(loads, a), a));
+  }
+  Symbolizer s;
+  ASSERT_TRUE(s.symbolize(p).ok());
+  auto reference = testing::addr2line(bin, svmas);
+  size_t own = 0;
+  size_t foreign = 0;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const model::Location& loc = p.locations()[ids[i]];
+    ASSERT_EQ(loc.lines.size(), 1U);
+    const model::Function& fn = p.functions()[loc.lines[0].function];
+    EXPECT_EQ(p.str(fn.name), "fixtureLocal(int)");
+    EXPECT_EQ(p.str(fn.file), SYMFIX_SOURCE);
+    if (reference[i].file == SYMFIX_SOURCE) {
+      EXPECT_EQ(loc.lines[0].line, reference[i].line) << bin << " +" << i;
+      ++own;
+    } else {
+      EXPECT_EQ(loc.lines[0].line, 0U) << bin << " +" << i << " " << reference[i].file;
+      foreign += reference[i].file.find("sym_fixture_inline.hpp") != std::string::npos ? 1 : 0;
+    }
+  }
+  EXPECT_GT(own, 0U) << bin;
+  EXPECT_GT(foreign, 0U) << bin;
+}
+
+TEST(SymbolizerTest, InlinedCodeFromAnotherFileHasNoLine) {
+  expectInlinedCodeHasNoForeignLines(SYMFIX_NOPIE);
+  expectInlinedCodeHasNoForeignLines(SYMFIX_PIE);
+}
+
+TEST(SymbolizerTest, StrippedLibraryGivesNamesWithoutLines) {
+  Profile p;
+  model::ModuleId m = p.internModule(SYMFIX_LIB_STRIPPED, "");
+  LocationId id = locationAt(p, m, SYMFIX_LIB, "_ZN11fixture_lib7Counter4bumpEi", 2);
+  Symbolizer s;
+  ASSERT_TRUE(s.symbolize(p).ok());
+  const model::Location& loc = p.locations()[id];
+  ASSERT_EQ(loc.lines.size(), 1U);
+  const model::Function& fn = p.functions()[loc.lines[0].function];
+  EXPECT_EQ(p.str(fn.name), "fixture_lib::Counter::bump(int)");
+  EXPECT_EQ(p.str(fn.file), "");
+  EXPECT_EQ(fn.start_line, 0U);
+  EXPECT_EQ(loc.lines[0].line, 0U);
+}
+
+TEST(SymbolizerTest, UnresolvableOffsetsStayEmpty) {
+  Profile p;
+  model::ModuleId m = p.internModule(SYMFIX_PIE, "");
+  LocationId header = p.internLocation(m, 0x10, 0x1000);         // ELF header: no symbol
+  LocationId outside = p.internLocation(m, 1ULL << 40, 0x2000);  // in no segment
+  LocationId unmapped = p.internLocation(model::kNone, 0, 0x3000);
+  Symbolizer s;
+  ASSERT_TRUE(s.symbolize(p).ok());
+  EXPECT_TRUE(p.locations()[header].lines.empty());
+  EXPECT_TRUE(p.locations()[outside].lines.empty());
+  EXPECT_TRUE(p.locations()[unmapped].lines.empty());
+  EXPECT_TRUE(s.warnings().empty());
+}
+
+TEST(SymbolizerTest, PseudoModulesAreSkippedQuietly) {
+  Profile p;
+  std::vector<LocationId> ids;
+  for (const char* path : {"[vdso]", "[stack]", "[heap]", "[anon:jit]", "//anon",
+                           "/memfd:jit (deleted)", "/dev/zero (deleted)", ""}) {
+    ids.push_back(p.internLocation(p.internModule(path, ""), 0x10, 0x10));
+  }
+  Symbolizer s;
+  ASSERT_TRUE(s.symbolize(p).ok());
+  EXPECT_TRUE(s.warnings().empty());
+  for (LocationId id : ids) EXPECT_TRUE(p.locations()[id].lines.empty());
+}
+
+TEST(SymbolizerTest, UnusableFilesWarnOncePerModule) {
+  testing::TempFile text(std::vector<char>(100, 'x'));
+  Profile p;
+  model::ModuleId missing = p.internModule("/nonexistent/libgone.so", "");
+  model::ModuleId not_elf = p.internModule(text.path(), "");
+  model::ModuleId deleted = p.internModule("/usr/lib/libold.so (deleted)", "");
+  for (uint64_t off : {0x1000, 0x1100, 0x1200}) {
+    p.internLocation(missing, off, off);
+    p.internLocation(not_elf, off, off);
+    p.internLocation(deleted, off, off);
+  }
+  Symbolizer s;
+  ASSERT_TRUE(s.symbolize(p).ok());
+  ASSERT_EQ(s.warnings().size(), 3U);
+  EXPECT_NE(s.warnings()[0].find("/nonexistent/libgone.so"), std::string::npos);
+  EXPECT_NE(s.warnings()[1].find(text.path()), std::string::npos);
+  EXPECT_NE(s.warnings()[2].find("deleted"), std::string::npos);
+  for (const model::Location& loc : p.locations()) EXPECT_TRUE(loc.lines.empty());
+
+  // Remembered: a later call (a live view) does not warn again.
+  p.internLocation(missing, 0x1300, 0x1300);
+  ASSERT_TRUE(s.symbolize(p).ok());
+  EXPECT_TRUE(s.warnings().empty());
+}
+
+TEST(SymbolizerTest, BuildIds) {
+  Profile p;
+  model::ModuleId from_file = p.internModule(SYMFIX_PIE, "");
+  model::ModuleId mismatch = p.internModule(SYMFIX_NOPIE, "00112233");
+  model::ModuleId untouched = p.internModule(SYMFIX_LIB, "");
+  LocationId a = locationAt(p, from_file, SYMFIX_PIE, "fixture_leaf", 1);
+  LocationId b = locationAt(p, mismatch, SYMFIX_NOPIE, "fixture_leaf", 1);
+  Symbolizer s;
+  ASSERT_TRUE(s.symbolize(p).ok());
+  EXPECT_EQ(s.buildIdOf(from_file), testing::readelfBuildId(SYMFIX_PIE));
+  EXPECT_EQ(s.buildIdOf(mismatch), "00112233");  // the recorded one is kept
+  EXPECT_EQ(s.buildIdOf(untouched), "");         // no locations: file not opened
+  EXPECT_EQ(s.buildIdOf(99), "");
+  EXPECT_FALSE(p.locations()[a].lines.empty());
+  EXPECT_TRUE(p.locations()[b].lines.empty());  // a different binary: not trusted
+  ASSERT_EQ(s.warnings().size(), 1U);
+  EXPECT_NE(s.warnings()[0].find("build-id"), std::string::npos);
+}
+
+TEST(SymbolizerTest, SymbolizedLocationsAreLeftAlone) {
+  Profile p;
+  model::ModuleId m = p.internModule(SYMFIX_PIE, "");
+  LocationId id = locationAt(p, m, SYMFIX_PIE, "fixture_leaf", 1);
+  model::FunctionId preset = p.internFunction("preset", "preset", "x.c", 1);
+  p.mutableLocations()[id].lines.push_back(model::Line{preset, 7});
+  Symbolizer s;
+  ASSERT_TRUE(s.symbolize(p).ok());
+  ASSERT_EQ(p.locations()[id].lines.size(), 1U);
+  EXPECT_EQ(p.locations()[id].lines[0].function, preset);
+}
+
+TEST(SymbolizerTest, UnknownModuleIdsAreReported) {
+  Profile p;
+  model::ModuleId m = p.internModule(SYMFIX_PIE, "");
+  LocationId good = locationAt(p, m, SYMFIX_PIE, "fixture_leaf", 1);
+  p.mutableLocations().push_back(model::Location{42, 0x1000, 0x1000, {}});
+  Symbolizer s;
+  Status st = s.symbolize(p);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().kind, ErrorKind::kCorrupt);
+  EXPECT_FALSE(p.locations()[good].lines.empty());  // the others are still done
+}
+
+}  // namespace
+}  // namespace strobe::symbolize
