@@ -13,8 +13,7 @@ namespace strobe {
 
 class ByteReader {
  public:
-  ByteReader(const void* data, size_t size)
-      : p_(static_cast<const uint8_t*>(data)), size_(size) {}
+  ByteReader(const void* data, size_t size) : p_(static_cast<const uint8_t*>(data)), size_(size) {}
 
   [[nodiscard]] size_t offset() const { return pos_; }
   [[nodiscard]] size_t remaining() const { return size_ - pos_; }

@@ -14,7 +14,11 @@ inline uint64_t clockNs(clockid_t id) {
   ::clock_gettime(id, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ULL + static_cast<uint64_t>(ts.tv_nsec);
 }
-inline uint64_t monotonicNs() { return clockNs(CLOCK_MONOTONIC); }
-inline uint64_t realtimeNs() { return clockNs(CLOCK_REALTIME); }
+inline uint64_t monotonicNs() {
+  return clockNs(CLOCK_MONOTONIC);
+}
+inline uint64_t realtimeNs() {
+  return clockNs(CLOCK_REALTIME);
+}
 
 }  // namespace strobe

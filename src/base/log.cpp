@@ -27,10 +27,14 @@ void emit(std::string_view kind, std::string_view message, std::string_view hint
 
 }  // namespace
 
-void logError(std::string_view message, std::string_view hint) { emit("error: ", message, hint); }
+void logError(std::string_view message, std::string_view hint) {
+  emit("error: ", message, hint);
+}
 void logWarning(std::string_view message, std::string_view hint) {
   emit("warning: ", message, hint);
 }
-void logInfo(std::string_view message) { emit("", message, {}); }
+void logInfo(std::string_view message) {
+  emit("", message, {});
+}
 
 }  // namespace strobe

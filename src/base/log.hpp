@@ -13,6 +13,8 @@ namespace strobe {
 void logError(std::string_view message, std::string_view hint = {});
 void logWarning(std::string_view message, std::string_view hint = {});
 void logInfo(std::string_view message);
-inline void logError(const Error& e) { logError(e.describe(), e.hint); }
+inline void logError(const Error& e) {
+  logError(e.describe(), e.hint);
+}
 
 }  // namespace strobe

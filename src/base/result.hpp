@@ -16,12 +16,13 @@ namespace strobe {
 
 // What kind of failure, so the CLI can map it to an exit status.
 enum class ErrorKind {
-  kGeneric,     // anything else (exit 1)
-  kUsage,       // bad arguments or input from the user (exit 2)
-  kPermission,  // the kernel refused: perf_event_paranoid, capabilities, ptrace (exit 3)
-  kNotFound,    // command, pid or file not found
-  kUnsupported, // the hardware or kernel lacks it (no PMU, old kernel)
-  kCorrupt,     // malformed input data (a recording, an ELF file, a record)
+  kGeneric,        // anything else (exit 1)
+  kUsage,          // bad arguments or input from the user (exit 2)
+  kPermission,     // the kernel refused: perf_event_paranoid, capabilities, ptrace (exit 3)
+  kNotFound,       // command, pid or file not found
+  kUnsupported,    // the hardware or kernel lacks it (no PMU, old kernel)
+  kCorrupt,        // malformed input data (a recording, an ELF file, a record)
+  kCannotExecute,  // a command exists but exec(2) refused it (exit 126)
 };
 
 struct Error {
@@ -50,8 +51,8 @@ inline Error systemError(std::string message, std::string hint = {},
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}            // NOLINT(google-explicit-constructor)
-  Result(Error error) : v_(std::move(error)) {}        // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
+  Result(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   [[nodiscard]] bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }

@@ -2,7 +2,9 @@
 
 namespace strobe::model {
 
-Profile::Profile() { internString(""); }
+Profile::Profile() {
+  internString("");
+}
 
 StringId Profile::internString(std::string_view s) {
   auto it = string_ids_.find(std::string(s));

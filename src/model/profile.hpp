@@ -84,11 +84,11 @@ struct Meta {
   uint64_t start_realtime_ns = 0;    // wall-clock time of the start (UNIX epoch)
   uint64_t start_monotonic_ns = 0;   // CLOCK_MONOTONIC at the start
   uint64_t duration_ns = 0;
-  uint32_t frequency = 0;     // requested Hz (0 when sampling by period)
-  std::string event;          // e.g. "cpu-clock"
-  std::string call_graph;     // "fp" or "none"
+  uint32_t frequency = 0;  // requested Hz (0 when sampling by period)
+  std::string event;       // e.g. "cpu-clock"
+  std::string call_graph;  // "fp" or "none"
   std::string hostname;
-  std::string kernel;         // uname -r
+  std::string kernel;  // uname -r
   std::string strobe_version;
   uint64_t lost_samples = 0;     // reported by the kernel in LOST records
   uint64_t throttle_events = 0;  // THROTTLE records

@@ -1,0 +1,33 @@
+# Front door. `make demo` and `make test` do all the set-up on a fresh
+# Debian machine: dependencies, configure, build, then their job.
+BUILD ?= build
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
+JOBS ?= $(shell nproc)
+
+.PHONY: all deps build demo test clean bench-overhead
+
+all: build
+
+deps:
+	scripts/deps.sh test
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/strobe record -F 999 -o $(BUILD)/demo.db -- $(BUILD)/examples/demo/demo
+	@echo
+	$(BUILD)/strobe report $(BUILD)/demo.db --top 10
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --timeout 300
+
+bench-overhead: build
+	scripts/deps.sh bench
+	bench/overhead/run.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs what strobe needs to build and test, from Debian's packages.
+# Idempotent: installs only what is missing; works as root or through sudo.
+# Usage: scripts/deps.sh [build|test|bench]   (default: test)
+set -euo pipefail
+
+what=${1:-test}
+
+build_pkgs=(
+  build-essential cmake ninja-build pkg-config
+  libelf-dev libdw-dev libsqlite3-dev libfmt-dev libcli11-dev zlib1g-dev
+)
+test_pkgs=(googletest libgtest-dev libgmock-dev binutils)
+bench_pkgs=(linux-perf hyperfine)
+
+pkgs=("${build_pkgs[@]}")
+case "$what" in
+  build) ;;
+  test) pkgs+=("${test_pkgs[@]}") ;;
+  bench) pkgs+=("${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
+  *) echo "usage: scripts/deps.sh [build|test|bench]" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    sudo=(sudo)
+  else
+    echo "strobe: error: missing packages: ${missing[*]}" >&2
+    echo "  hint: run as root, or install them: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+echo "strobe: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,22 @@
+// The subcommands: each registers its options on the CLI11 app and returns
+// a runner to call once parsing succeeded. One file per subcommand.
+// Thread safety: main thread only.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace strobe::cli {
+
+using Runner = std::function<int()>;
+
+// `command` is what followed "--" on the command line (has_dashes tells
+// whether there was one); without "--" the command is the first positional
+// argument and everything after it.
+Runner addRecordCommand(CLI::App& app, bool has_dashes, std::vector<std::string> command);
+Runner addReportCommand(CLI::App& app);
+
+}  // namespace strobe::cli

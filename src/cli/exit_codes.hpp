@@ -1,0 +1,42 @@
+// Exit statuses of the strobe command, one place for all of them. `record`
+// otherwise returns the profiled command's own status (128+N for signal N).
+// Thread safety: constants and a pure function.
+#pragma once
+
+#include "base/result.hpp"
+
+namespace strobe::cli {
+
+inline constexpr int kExitError = 1;        // anything else that failed
+inline constexpr int kExitUsage = 2;        // bad arguments
+inline constexpr int kExitPermission = 3;   // the kernel refused perf_event_open
+inline constexpr int kExitUnsupported = 4;  // no PMU / kernel lacks a feature
+inline constexpr int kExitCannotExecute = 126;
+inline constexpr int kExitNotFound = 127;  // the command to profile does not exist
+
+inline constexpr const char* kExitCodesHelp =
+    "Exit status: record returns the command's own status (128+N if it died of\n"
+    "signal N); 1 error, 2 usage error, 3 permission denied by the kernel\n"
+    "(perf_event_paranoid, capabilities), 4 event not supported here, 126 command\n"
+    "not executable, 127 command not found.";
+
+inline int exitCodeFor(const Error& e) {
+  switch (e.kind) {
+    case ErrorKind::kUsage:
+      return kExitUsage;
+    case ErrorKind::kPermission:
+      return kExitPermission;
+    case ErrorKind::kUnsupported:
+      return kExitUnsupported;
+    case ErrorKind::kCannotExecute:
+      return kExitCannotExecute;
+    case ErrorKind::kNotFound:
+      return kExitNotFound;
+    case ErrorKind::kGeneric:
+    case ErrorKind::kCorrupt:
+      return kExitError;
+  }
+  return kExitError;
+}
+
+}  // namespace strobe::cli

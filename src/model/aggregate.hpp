@@ -1,0 +1,46 @@
+// Aggregations over a Profile that every report needs: the top table (self
+// and total weight per function or per source line) and profile totals.
+//
+// A "frame" is one line of a location: a location with an inline chain
+// contributes several frames, innermost first. A location that was not
+// symbolized is one frame named module+0xOFFSET. Self weight goes to the
+// leaf frame of each sample; total weight goes once per sample to every
+// distinct key on its stack (recursion is not double-counted).
+//
+// Thread safety: pure functions over a const Profile. No I/O.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/profile.hpp"
+
+namespace strobe::model {
+
+enum class GroupBy { kFunction, kLine };
+
+struct TopRow {
+  std::string function;  // demangled name, or module+0xOFFSET when unresolved
+  std::string file;      // source file ("" when unknown)
+  uint32_t line = 0;     // function start line (kFunction) or the line (kLine); 0 unknown
+  std::string module;    // module display name
+  uint64_t self = 0;     // summed weight where this is the leaf frame
+  uint64_t total = 0;    // summed weight of samples with this key on the stack
+};
+
+struct Totals {
+  uint64_t samples = 0;
+  uint64_t weight = 0;
+  size_t threads = 0;  // threads with at least one sample
+};
+
+Totals totals(const Profile& p);
+
+// Rows sorted by self weight, then total, then name; all keys (callers trim).
+std::vector<TopRow> topTable(const Profile& p, GroupBy by);
+
+// "libfoo.so+0x1a2b": how an unresolved location is named.
+std::string unresolvedName(const Profile& p, const Location& loc);
+
+}  // namespace strobe::model

@@ -1,0 +1,98 @@
+#include "output/text_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace strobe::output {
+namespace {
+
+constexpr size_t kMaxNameWidth = 60;
+
+std::string baseName(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string locationOf(const model::TopRow& r) {
+  if (r.file.empty()) return r.module;
+  if (r.line == 0) return baseName(r.file);
+  return fmt::format("{}:{}", baseName(r.file), r.line);
+}
+
+std::string fitName(const std::string& name, size_t width) {
+  if (name.size() <= width) return name;
+  return name.substr(0, width - 3) + "...";
+}
+
+double pct(uint64_t part, uint64_t whole) {
+  return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+}
+
+}  // namespace
+
+std::string formatDuration(uint64_t ns) {
+  if (ns >= 1'000'000'000ULL) return fmt::format("{:.2f} s", static_cast<double>(ns) / 1e9);
+  if (ns >= 1'000'000ULL) return fmt::format("{:.1f} ms", static_cast<double>(ns) / 1e6);
+  return fmt::format("{} us", ns / 1000);
+}
+
+std::string formatCommand(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& a : argv) {
+    if (!out.empty()) out += ' ';
+    bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$`*?;&|<>()") == std::string::npos;
+    if (plain) {
+      out += a;
+      continue;
+    }
+    out += '\'';
+    for (char c : a) {
+      if (c == '\'') {
+        out += "'\\''";
+      } else {
+        out += c;
+      }
+    }
+    out += '\'';
+  }
+  return out;
+}
+
+void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* out) {
+  const model::Totals t = model::totals(p);
+  std::vector<model::TopRow> rows = model::topTable(p, opt.by);
+  if (rows.size() > opt.top) rows.resize(opt.top);
+
+  size_t width = 8;  // strlen("FUNCTION")
+  for (const auto& r : rows) width = std::max(width, std::min(r.function.size(), kMaxNameWidth));
+
+  fmt::print(out, "{:>6}  {:>6}  {:>9}  {:<{}}  {}\n", "SELF%", "TOTAL%", "SELF-TIME", "FUNCTION",
+             width, "LOCATION");
+  for (const auto& r : rows) {
+    fmt::print(out, "{:>5.1f}%  {:>5.1f}%  {:>9}  {:<{}}  {}\n", pct(r.self, t.weight),
+               pct(r.total, t.weight), formatDuration(r.self), fitName(r.function, width), width,
+               locationOf(r));
+  }
+  if (rows.empty()) fmt::print(out, "(no samples)\n");
+}
+
+void writeTextReport(const model::Profile& p, const TextOptions& opt, const std::string& source,
+                     std::FILE* out) {
+  if (opt.header) {
+    const model::Meta& m = p.meta();
+    const model::Totals t = model::totals(p);
+    double cpu_s = static_cast<double>(t.weight) / 1e9;
+    double rate = cpu_s > 0 ? static_cast<double>(t.samples) / cpu_s : 0.0;
+    fmt::print(out, "recording: {}\n", source);
+    fmt::print(out, "command:   {}\n", formatCommand(m.command));
+    fmt::print(out, "duration:  {}   CPU sampled: {}   threads: {}\n",
+               formatDuration(m.duration_ns), formatDuration(t.weight), t.threads);
+    fmt::print(out, "samples:   {} ({} lost)   event: {} at {} Hz   rate: {:.0f} per CPU-second\n",
+               t.samples, m.lost_samples, m.event, m.frequency, rate);
+    fmt::print(out, "\n");
+  }
+  writeTopTable(p, opt, out);
+}
+
+}  // namespace strobe::output

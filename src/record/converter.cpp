@@ -1,0 +1,125 @@
+#include "record/converter.hpp"
+
+#include <cstdio>
+#include <type_traits>
+#include <variant>
+
+namespace strobe::record {
+namespace {
+
+std::string hex(const uint8_t* bytes, size_t n) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string s;
+  s.reserve(n * 2);
+  for (size_t i = 0; i < n; ++i) {
+    s += kDigits[bytes[i] >> 4];
+    s += kDigits[bytes[i] & 15];
+  }
+  return s;
+}
+
+}  // namespace
+
+Converter::Converter(model::Profile& profile, uint64_t start_ns)
+    : profile_(profile), start_ns_(start_ns) {}
+
+void Converter::apply(const perf::Record& r) {
+  std::visit(
+      [this](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, perf::SampleRecord>) onSample(v);
+        if constexpr (std::is_same_v<T, perf::Mmap2Record>) onMmap(v);
+        if constexpr (std::is_same_v<T, perf::CommRecord>) onComm(v);
+        if constexpr (std::is_same_v<T, perf::TaskRecord>) onTask(v);
+        if constexpr (std::is_same_v<T, perf::LostRecord>) onLost(v);
+        if constexpr (std::is_same_v<T, perf::ThrottleRecord>) onThrottle(v);
+      },
+      r);
+}
+
+void Converter::addMapping(int32_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
+                           const std::string& path, const std::string& build_id) {
+  model::ModuleId module = profile_.internModule(path, build_id);
+  spaces_[pid].map(Mapping{start, end, pgoff, module});
+}
+
+void Converter::nameThread(int32_t pid, int32_t tid, const std::string& name) {
+  profile_.setThread(model::Thread{tid, pid, name});
+}
+
+void Converter::onMmap(const perf::Mmap2Record& r) {
+  std::string build_id = r.build_id_size > 0 ? hex(r.build_id, r.build_id_size) : std::string();
+  addMapping(static_cast<int32_t>(r.pid), r.addr, r.addr + r.len, r.pgoff, std::string(r.filename),
+             build_id);
+}
+
+void Converter::onComm(const perf::CommRecord& r) {
+  // exec replaces the address space; the new image's MMAP2 records follow.
+  if (r.exec && r.pid == r.tid) spaces_[static_cast<int32_t>(r.pid)].clear();
+  nameThread(static_cast<int32_t>(r.pid), static_cast<int32_t>(r.tid), std::string(r.comm));
+}
+
+void Converter::onTask(const perf::TaskRecord& r) {
+  if (!r.is_fork) return;
+  auto pid = static_cast<int32_t>(r.pid);
+  auto ppid = static_cast<int32_t>(r.ppid);
+  // A new thread or process starts with its creator's name.
+  const model::Thread* parent = profile_.findThread(static_cast<int32_t>(r.ptid));
+  if (profile_.findThread(static_cast<int32_t>(r.tid)) == nullptr) {
+    nameThread(pid, static_cast<int32_t>(r.tid), parent != nullptr ? parent->name : std::string());
+  }
+  // A new process starts with a copy of its parent's address space.
+  if (pid != ppid) {
+    auto it = spaces_.find(ppid);
+    if (it != spaces_.end()) spaces_[pid] = it->second;
+  }
+}
+
+model::LocationId Converter::locate(AddressSpace& as, uint64_t addr) {
+  const Mapping* m = as.find(addr);
+  if (m == nullptr) {
+    ++stats_.unmapped_frames;
+    return profile_.internLocation(model::kNone, addr, addr);
+  }
+  return profile_.internLocation(m->module, addr - m->start + m->pgoff, addr);
+}
+
+void Converter::onSample(const perf::SampleRecord& r) {
+  ++stats_.samples;
+  auto pid = static_cast<int32_t>(r.pid);
+  auto tid = static_cast<int32_t>(r.tid);
+  if (profile_.findThread(tid) == nullptr) nameThread(pid, tid, std::string());
+
+  // Leaf-first user addresses. Context markers separate kernel and user
+  // parts; only user frames are kept here.
+  frames_.clear();
+  if (r.callchain_len == 0) {
+    frames_.push_back(r.ip);
+  } else {
+    bool user = false;
+    for (uint64_t i = 0; i < r.callchain_len; ++i) {
+      uint64_t v = r.callchain[i];
+      if (perf::isContextMarker(v)) {
+        user = v == perf::kContextUser;
+        continue;
+      }
+      if (!user) continue;
+      // The kernel's frame-pointer walk ends on a zeroed frame at the
+      // thread's entry: a return address of 0 is the end, not a frame.
+      if (v == 0 && !frames_.empty()) break;
+      // Every frame but the leaf is a return address: step into the call.
+      frames_.push_back(frames_.empty() ? v : v - 1);
+    }
+    if (frames_.empty()) frames_.push_back(r.ip);
+  }
+
+  AddressSpace& as = spaces_[pid];
+  model::StackId stack = model::kNone;
+  for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
+    stack = profile_.internStack(stack, locate(as, *it));
+  }
+  uint64_t t = r.time >= start_ns_ ? r.time - start_ns_ : 0;
+  profile_.addSample(model::Sample{t, tid, r.cpu, stack, r.period});
+}
+
+}  // namespace strobe::record

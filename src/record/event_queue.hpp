@@ -1,0 +1,63 @@
+// EventQueue: puts records from many rings (one per CPU) back in time order
+// before the converter sees them. The recorder pushes everything one drain
+// pass read, then flushes what is older than the moment that pass started:
+// any record still unread carries a later timestamp, so the flushed prefix
+// is final. Records are kept as raw bytes (the ring's memory is reused) and
+// decoded again on flush.
+// Thread safety: none (the drain thread's).
+#pragma once
+
+#include <linux/perf_event.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "perf/records.hpp"
+
+namespace strobe::record {
+
+class EventQueue {
+ public:
+  explicit EventQueue(uint64_t sample_type) : sample_type_(sample_type) {}
+
+  // Copies one record in. A record that does not decode is counted and dropped.
+  void push(const perf_event_header* hdr, const uint8_t* bytes, size_t size);
+
+  // Hands every record with time < `before` to sink(const perf::Record&), in
+  // time order (stable for equal times), and forgets them.
+  template <typename Sink>
+  void flushBefore(uint64_t before, Sink&& sink) {
+    sortPending();
+    size_t n = 0;
+    for (; n < entries_.size() && entries_[n].time < before; ++n) {
+      const Entry& e = entries_[n];
+      auto rec = perf::decodeRecord(reinterpret_cast<const perf_event_header*>(&arena_[e.offset]),
+                                    &arena_[e.offset], e.size, sample_type_);
+      if (rec.ok()) sink(*rec);
+    }
+    drop(n);
+  }
+  template <typename Sink>
+  void flushAll(Sink&& sink) {
+    flushBefore(UINT64_MAX, sink);
+  }
+
+  [[nodiscard]] uint64_t malformed() const { return malformed_; }
+  [[nodiscard]] size_t pending() const { return entries_.size(); }
+
+ private:
+  struct Entry {
+    uint64_t time;
+    size_t offset;
+    size_t size;
+  };
+  void sortPending();
+  void drop(size_t n);
+
+  uint64_t sample_type_;
+  std::vector<uint8_t> arena_;
+  std::vector<Entry> entries_;
+  uint64_t malformed_ = 0;
+};
+
+}  // namespace strobe::record

@@ -1,0 +1,229 @@
+// End to end: `strobe record -- FIXTURE` then the recording and `strobe
+// report`. Shares are asserted within tolerances, never exact counts.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include "model/aggregate.hpp"
+#include "run_process.hpp"
+#include "store/store.hpp"
+
+namespace strobe::test {
+namespace {
+
+const std::string kStrobe = STROBE_BINARY_DIR "/strobe";
+const std::string kFixtures = STROBE_BINARY_DIR "/tests/fixtures/";
+const std::string kFixtureSources = STROBE_SOURCE_DIR "/tests/fixtures/";
+
+class RecordTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = makeTempDir(); }
+  void TearDown() override { removeTree(dir_); }
+
+  std::string db() const { return dir_ + "/rec.db"; }
+
+  Ran record(std::vector<std::string> cmd, std::vector<std::string> opts = {"-F", "999"}) {
+    std::vector<std::string> argv = {kStrobe, "record", "-o", db()};
+    argv.insert(argv.end(), opts.begin(), opts.end());
+    argv.emplace_back("--");
+    argv.insert(argv.end(), cmd.begin(), cmd.end());
+    return runProcess(argv);
+  }
+
+  model::Profile load() {
+    auto p = store::readProfile(db());
+    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().describe());
+    return p.ok() ? std::move(*p) : model::Profile();
+  }
+
+  std::string dir_;
+};
+
+// Self share (percent of all sampled weight) of the function named `name`.
+double selfShare(const model::Profile& p, const std::string& name) {
+  uint64_t total = model::totals(p).weight;
+  for (const auto& r : model::topTable(p, model::GroupBy::kFunction)) {
+    if (r.function == name) return 100.0 * static_cast<double>(r.self) / static_cast<double>(total);
+  }
+  return 0.0;
+}
+
+// Percent of weight in the two busiest threads.
+double workerThreadShare(const model::Profile& p) {
+  std::map<int32_t, uint64_t> per_tid;
+  for (const auto& s : p.samples()) per_tid[s.tid] += s.weight;
+  std::vector<uint64_t> w;
+  for (const auto& [tid, v] : per_tid) w.push_back(v);
+  std::sort(w.rbegin(), w.rend());
+  if (w.size() < 2) return 0.0;
+  return 100.0 * static_cast<double>(w[0] + w[1]) / static_cast<double>(model::totals(p).weight);
+}
+
+// Percent of weight whose stack has at least two frames.
+double deepShare(const model::Profile& p) {
+  uint64_t deep = 0;
+  for (const auto& s : p.samples()) {
+    int n = 0;
+    p.forEachFrame(s.stack, [&](model::LocationId) { ++n; });
+    if (n >= 2) deep += s.weight;
+  }
+  return 100.0 * static_cast<double>(deep) / static_cast<double>(model::totals(p).weight);
+}
+
+const model::TopRow* findRow(const std::vector<model::TopRow>& rows, const std::string& name) {
+  for (const auto& r : rows) {
+    if (r.function == name) return &r;
+  }
+  return nullptr;
+}
+
+TEST_F(RecordTest, SharesOfSixThreeOneOnTwoThreads) {
+  Ran r = record({kFixtures + "fixture_shares"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  model::Profile p = load();
+  EXPECT_NEAR(selfShare(p, "work_six()"), 60.0, 3.0);
+  EXPECT_NEAR(selfShare(p, "work_three()"), 30.0, 3.0);
+  EXPECT_NEAR(selfShare(p, "work_one()"), 10.0, 3.0);
+  // Two workers burn the CPU; the main thread may catch a few samples at start.
+  EXPECT_GE(model::totals(p).threads, 2u);
+  EXPECT_GT(workerThreadShare(p), 99.0);
+
+  // Call stacks come with the samples. (gcc 12 leaves leaf functions without
+  // a frame even with -mno-omit-leaf-frame-pointer, so a frame-pointer walk
+  // misses the leaf's direct caller; the stacks still reach the thread's
+  // entry in libstdc++.)
+  EXPECT_GT(deepShare(p), 95.0);
+}
+
+TEST_F(RecordTest, SampleCountMatchesCpuTimeAtTheRequestedRate) {
+  Ran r = record({kFixtures + "fixture_shares"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  model::Profile p = load();
+  const double cpu_s = static_cast<double>(p.meta().target_cpu_ns) / 1e9;
+  ASSERT_GT(cpu_s, 2.0) << "the fixture must burn at least 2 s of CPU";
+  const auto t = model::totals(p);
+  EXPECT_GE(static_cast<double>(t.samples), 0.95 * cpu_s * 999) << "cpu " << cpu_s << " s";
+  // Weights are the sampling periods: together they are the CPU time.
+  EXPECT_NEAR(static_cast<double>(t.weight) / 1e9, cpu_s, 0.05 * cpu_s);
+  EXPECT_EQ(p.meta().lost_samples, 0u);
+  EXPECT_NE(r.err.find("samples per CPU-second, 0 lost"), std::string::npos) << r.err;
+}
+
+TEST_F(RecordTest, ReportByLineNamesTheLoopLines) {
+  Ran r = record({kFixtures + "fixture_shares"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  Ran rep = runProcess({kStrobe, "report", db(), "--by", "line"});
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  for (const char* marker : {"work_six's loop", "work_three's loop", "work_one's loop"}) {
+    int line = lineOf(kFixtureSources + "shares.cpp", marker);
+    ASSERT_GT(line, 0);
+    std::string loc = "shares.cpp:" + std::to_string(line);
+    EXPECT_NE(rep.out.find(loc), std::string::npos) << "missing " << loc << " in\n" << rep.out;
+  }
+}
+
+TEST_F(RecordTest, ThreadsStartedLateAreCovered) {
+  Ran r = record({kFixtures + "fixture_late_threads"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  model::Profile p = load();
+  EXPECT_GE(p.meta().duration_ns, 500'000'000u);
+  EXPECT_GT(selfShare(p, "late_worker(unsigned long)"), 90.0);
+  const double cpu_s = static_cast<double>(p.meta().target_cpu_ns) / 1e9;
+  EXPECT_GE(static_cast<double>(model::totals(p).samples), 0.95 * cpu_s * 999);
+  EXPECT_GT(workerThreadShare(p), 99.0);
+}
+
+TEST_F(RecordTest, DlopenedLibraryIsSymbolizedWithItsLines) {
+  Ran r = record({kFixtures + "fixture_dlopen", kFixtures + "libfixture_burn.so"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  model::Profile p = load();
+  EXPECT_GT(selfShare(p, "burn_in_library"), 90.0);
+  auto rows = model::topTable(p, model::GroupBy::kLine);
+  const model::TopRow* row = findRow(rows, "burn_in_library");
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ(std::filesystem::path(row->file).filename(), "libburn.cpp");
+  EXPECT_EQ(row->line,
+            static_cast<uint32_t>(lineOf(kFixtureSources + "libburn.cpp", "the library's loop")));
+  EXPECT_EQ(row->module, "libfixture_burn.so");
+}
+
+TEST_F(RecordTest, RecordingIsSelfContained) {
+  std::string copy = dir_ + "/shares_copy";
+  std::filesystem::copy_file(kFixtures + "fixture_shares", copy);
+  Ran r = record({copy, "100000", "100"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::filesystem::remove(copy);
+  Ran rep = runProcess({kStrobe, "report", db()});
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  EXPECT_NE(rep.out.find("work_six()"), std::string::npos) << rep.out;
+}
+
+TEST_F(RecordTest, ExitStatusIsTheCommands) {
+  EXPECT_EQ(record({"/bin/sh", "-c", "exit 7"}).status, 7);
+  EXPECT_EQ(record({"/bin/sh", "-c", "kill -SEGV $$"}).status, 128 + SIGSEGV);
+}
+
+TEST_F(RecordTest, CommandNotFound) {
+  Ran r = record({"no-such-command-strobe-test"});
+  EXPECT_EQ(r.status, 127);
+  EXPECT_EQ(r.err,
+            "strobe: error: command not found: no-such-command-strobe-test\n"
+            "  hint: check the name, or give its path\n");
+  EXPECT_FALSE(std::filesystem::exists(db()));
+}
+
+TEST_F(RecordTest, UsageErrors) {
+  Ran r = record({"/bin/true"}, {"-F", "0"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "strobe: error: -F 0 is out of range\n  hint: give a rate from 1 to 10000 Hz\n");
+  r = record({"/bin/true"}, {"--mmap-pages", "100"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "strobe: error: --mmap-pages 100 is not a power of two\n"
+            "  hint: use 64, 128, 256, 512, ...\n");
+  r = record({"/bin/true"}, {"-g", "lbr"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "strobe: error: unknown call graph mode 'lbr'\n  hint: use -g fp or -g none\n");
+}
+
+TEST_F(RecordTest, HighRateWarnsAboutOverhead) {
+  Ran r = record({"/bin/true"}, {"-F", "6000"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.err.find("strobe: warning: -F 6000 samples very often"), std::string::npos) << r.err;
+}
+
+TEST_F(RecordTest, ExistingRecordingIsKeptAsOld) {
+  ASSERT_EQ(record({"/bin/true"}).status, 0);
+  ASSERT_EQ(record({"/bin/true"}).status, 0);
+  EXPECT_TRUE(std::filesystem::exists(db()));
+  EXPECT_TRUE(std::filesystem::exists(db() + ".old"));
+}
+
+TEST_F(RecordTest, SignalSentToStrobeIsForwardedAndRecordingWritten) {
+  std::vector<std::string> argv = {kStrobe, "record", "-o",
+                                   db(),    "--",     kFixtures + "fixture_until_signal"};
+  int pid = startProcess(argv, dir_);
+  ASSERT_GT(pid, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  Ran r = waitProcess(pid, dir_);
+  EXPECT_EQ(r.status, 128 + SIGINT) << r.err;
+  model::Profile p = load();
+  EXPECT_GT(selfShare(p, "spin_until_signal()"), 80.0);
+  EXPECT_EQ(p.meta().exit_status, 128 + SIGINT);
+}
+
+TEST_F(RecordTest, ReportOnMissingRecording) {
+  Ran r = runProcess({kStrobe, "report", dir_ + "/none.db"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "strobe: error: no recording at " + dir_ + "/none.db");
+}
+
+}  // namespace
+}  // namespace strobe::test

@@ -1,0 +1,79 @@
+#include "run_process.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+extern char** environ;
+
+namespace strobe::test {
+
+int startProcess(const std::vector<std::string>& argv, const std::string& dir) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  std::string out = dir + "/stdout";
+  std::string err = dir + "/stderr";
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  return rc == 0 ? pid : -1;
+}
+
+Ran waitProcess(int pid, const std::string& dir) {
+  Ran r;
+  int status = 0;
+  if (pid > 0 && waitpid(pid, &status, 0) == pid) {
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  r.out = readFile(dir + "/stdout");
+  r.err = readFile(dir + "/stderr");
+  return r;
+}
+
+Ran runProcess(const std::vector<std::string>& argv) {
+  std::string dir = makeTempDir();
+  Ran r = waitProcess(startProcess(argv, dir), dir);
+  removeTree(dir);
+  return r;
+}
+
+std::string makeTempDir() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "strobe-test-XXXXXX").string();
+  if (mkdtemp(tmpl.data()) == nullptr) std::abort();
+  return tmpl;
+}
+
+void removeTree(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int lineOf(const std::string& path, const std::string& needle) {
+  std::ifstream in(path);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (line.find(needle) != std::string::npos) return n;
+  }
+  return 0;
+}
+
+}  // namespace strobe::test

@@ -1,0 +1,81 @@
+// Golden test of the text report: prints a diff when the output changes.
+// Regenerate with STROBE_UPDATE_GOLDEN=1 after an intended change.
+#include "output/text_report.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "../model/sample_profile.hpp"
+
+namespace strobe::output {
+namespace {
+
+std::string render(const model::Profile& p, const TextOptions& opt) {
+  char* buf = nullptr;
+  size_t len = 0;
+  std::FILE* f = open_memstream(&buf, &len);
+  writeTextReport(p, opt, "app.db", f);
+  std::fclose(f);
+  std::string s(buf, len);
+  std::free(buf);
+  return s;
+}
+
+std::string diffLines(const std::string& want, const std::string& got) {
+  std::istringstream a(want), b(got);
+  std::string la, lb, out;
+  for (int n = 1;; ++n) {
+    bool ga = static_cast<bool>(std::getline(a, la));
+    bool gb = static_cast<bool>(std::getline(b, lb));
+    if (!ga && !gb) break;
+    if (!ga) la = "(end)";
+    if (!gb) lb = "(end)";
+    if (la != lb) out += "line " + std::to_string(n) + ":\n  - " + la + "\n  + " + lb + "\n";
+  }
+  return out;
+}
+
+void expectGolden(const std::string& name, const std::string& got) {
+  std::string path = std::string(STROBE_SOURCE_DIR) + "/tests/golden/" + name;
+  if (std::getenv("STROBE_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(path) << got;
+    return;
+  }
+  std::ifstream in(path);
+  std::stringstream want;
+  want << in.rdbuf();
+  EXPECT_EQ(want.str(), got) << "golden " << name << " differs:\n" << diffLines(want.str(), got);
+}
+
+TEST(TextReport, ByFunctionGolden) {
+  TextOptions opt;
+  expectGolden("text_by_function.txt", render(test::sampleProfile(), opt));
+}
+
+TEST(TextReport, ByLineGolden) {
+  TextOptions opt;
+  opt.by = model::GroupBy::kLine;
+  opt.top = 5;
+  expectGolden("text_by_line.txt", render(test::sampleProfile(), opt));
+}
+
+TEST(TextReport, EmptyProfileSaysSo) {
+  model::Profile p;
+  TextOptions opt;
+  opt.header = false;
+  EXPECT_NE(render(p, opt).find("(no samples)"), std::string::npos);
+}
+
+TEST(TextReport, FormatHelpers) {
+  EXPECT_EQ(formatDuration(2'500'000'000), "2.50 s");
+  EXPECT_EQ(formatDuration(45'600'000), "45.6 ms");
+  EXPECT_EQ(formatDuration(789'000), "789 us");
+  EXPECT_EQ(formatCommand({"./app", "big file", "it's"}), "./app 'big file' 'it'\\''s'");
+}
+
+}  // namespace
+}  // namespace strobe::output

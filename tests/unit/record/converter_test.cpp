@@ -1,0 +1,170 @@
+// The converter on hand-made records: mappings, return-address adjustment,
+// context markers, fork/exec and thread names.
+#include "record/converter.hpp"
+
+#include <gtest/gtest.h>
+
+namespace strobe::record {
+namespace {
+
+perf::Mmap2Record mmap(uint32_t pid, uint64_t addr, uint64_t len, uint64_t pgoff,
+                       std::string_view file) {
+  perf::Mmap2Record r{};
+  r.pid = pid;
+  r.tid = pid;
+  r.addr = addr;
+  r.len = len;
+  r.pgoff = pgoff;
+  r.filename = file;
+  return r;
+}
+
+perf::SampleRecord sample(uint32_t pid, uint32_t tid, const std::vector<uint64_t>& chain,
+                          uint64_t time = 1000, uint64_t period = 5) {
+  perf::SampleRecord r{};
+  r.pid = pid;
+  r.tid = tid;
+  r.time = time;
+  r.period = period;
+  r.ip = chain.size() > 1 ? chain[1] : 0;
+  r.callchain = chain.data();
+  r.callchain_len = chain.size();
+  return r;
+}
+
+std::vector<model::Location> frames(const model::Profile& p, const model::Sample& s) {
+  std::vector<model::Location> out;
+  p.forEachFrame(s.stack, [&](model::LocationId l) { out.push_back(p.locations()[l]); });
+  return out;
+}
+
+TEST(Converter, LeafIsExactCallersAreReturnAddressMinusOne) {
+  model::Profile p;
+  Converter c(p, 100);
+  c.onMmap(mmap(7, 0x400000, 0x10000, 0x1000, "/bin/app"));
+  std::vector<uint64_t> chain = {perf::kContextUser, 0x401234, 0x405678, 0x409abc};
+  c.onSample(sample(7, 7, chain));
+  ASSERT_EQ(p.samples().size(), 1u);
+  const model::Sample& s = p.samples()[0];
+  EXPECT_EQ(s.time_ns, 900u);
+  EXPECT_EQ(s.weight, 5u);
+  auto f = frames(p, s);
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[0].address, 0x401234u);
+  EXPECT_EQ(f[0].offset, 0x1234u + 0x1000u);
+  EXPECT_EQ(f[1].address, 0x405677u);
+  EXPECT_EQ(f[2].address, 0x409abbu);
+  EXPECT_EQ(p.str(p.modules()[f[0].module].path), "/bin/app");
+}
+
+TEST(Converter, KernelFramesAndMarkersAreSkippedInUserMode) {
+  model::Profile p;
+  Converter c(p, 0);
+  c.onMmap(mmap(7, 0x400000, 0x10000, 0, "/bin/app"));
+  std::vector<uint64_t> chain = {perf::kContextKernel, 0xffffffff81000000ULL, perf::kContextUser,
+                                 0x401000, 0x402001};
+  c.onSample(sample(7, 7, chain));
+  auto f = frames(p, p.samples()[0]);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].address, 0x401000u);
+  EXPECT_EQ(f[1].address, 0x402000u);
+}
+
+TEST(Converter, UnmappedAddressesAreKeptAndCounted) {
+  model::Profile p;
+  Converter c(p, 0);
+  std::vector<uint64_t> chain = {perf::kContextUser, 0x1234};
+  c.onSample(sample(9, 9, chain));
+  auto f = frames(p, p.samples()[0]);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].module, model::kNone);
+  EXPECT_EQ(f[0].address, 0x1234u);
+  EXPECT_EQ(c.stats().unmapped_frames, 1u);
+}
+
+TEST(Converter, ForkCopiesTheAddressSpaceAndExecClearsIt) {
+  model::Profile p;
+  Converter c(p, 0);
+  c.onMmap(mmap(10, 0x400000, 0x1000, 0, "/bin/parent"));
+  perf::CommRecord comm{};
+  comm.pid = comm.tid = 10;
+  comm.comm = "parent";
+  c.onComm(comm);
+  perf::TaskRecord fork{};
+  fork.is_fork = true;
+  fork.pid = fork.tid = 11;
+  fork.ppid = fork.ptid = 10;
+  c.onTask(fork);
+  ASSERT_NE(p.findThread(11), nullptr);
+  EXPECT_EQ(p.findThread(11)->name, "parent") << "a child starts with its parent's name";
+  std::vector<uint64_t> chain = {perf::kContextUser, 0x400010};
+  c.onSample(sample(11, 11, chain));
+  EXPECT_NE(frames(p, p.samples()[0])[0].module, model::kNone);
+
+  perf::CommRecord exec{};
+  exec.pid = exec.tid = 11;
+  exec.comm = "child";
+  exec.exec = true;
+  c.onComm(exec);
+  EXPECT_EQ(p.findThread(11)->name, "child");
+  c.onSample(sample(11, 11, chain));
+  EXPECT_EQ(frames(p, p.samples()[1])[0].module, model::kNone) << "exec dropped old mappings";
+  c.onMmap(mmap(11, 0x400000, 0x1000, 0, "/bin/child"));
+  c.onSample(sample(11, 11, chain));
+  auto f = frames(p, p.samples()[2]);
+  EXPECT_EQ(p.str(p.modules()[f[0].module].path), "/bin/child");
+}
+
+TEST(Converter, NewThreadsShareTheProcessAndGetItsName) {
+  model::Profile p;
+  Converter c(p, 0);
+  perf::CommRecord comm{};
+  comm.pid = comm.tid = 20;
+  comm.comm = "server";
+  c.onComm(comm);
+  perf::TaskRecord clone{};
+  clone.is_fork = true;
+  clone.pid = clone.ppid = 20;
+  clone.tid = 21;
+  clone.ptid = 20;
+  c.onTask(clone);
+  ASSERT_NE(p.findThread(21), nullptr);
+  EXPECT_EQ(p.findThread(21)->pid, 20);
+  EXPECT_EQ(p.findThread(21)->name, "server");
+}
+
+TEST(Converter, LostAndThrottleAreCounted) {
+  model::Profile p;
+  Converter c(p, 0);
+  perf::LostRecord lost{};
+  lost.lost = 12;
+  c.onLost(lost);
+  perf::ThrottleRecord th{};
+  th.throttle = true;
+  c.onThrottle(th);
+  EXPECT_EQ(c.stats().lost, 12u);
+  EXPECT_EQ(c.stats().throttled, 1u);
+}
+
+}  // namespace
+}  // namespace strobe::record
+
+namespace strobe::record {
+namespace {
+
+TEST(Converter, ZeroReturnAddressEndsTheChain) {
+  model::Profile p;
+  Converter c(p, 0);
+  std::vector<uint64_t> chain = {perf::kContextUser, 0x401000, 0x402001, 0};
+  perf::SampleRecord r{};
+  r.pid = r.tid = 3;
+  r.callchain = chain.data();
+  r.callchain_len = chain.size();
+  c.onSample(r);
+  int n = 0;
+  p.forEachFrame(p.samples()[0].stack, [&](model::LocationId) { ++n; });
+  EXPECT_EQ(n, 2);
+}
+
+}  // namespace
+}  // namespace strobe::record
