@@ -1,0 +1,350 @@
+// readProfile: checks that PATH is a strobe recording of a schema this strobe
+// reads, then loads each table in id order through the Profile's intern
+// functions, validating every reference before it reaches the model.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <new>
+#include <unordered_set>
+
+#include "store/meta_codec.hpp"
+#include "store/row_view.hpp"
+#include "store/schema.hpp"
+#include "store/sqlite_handle.hpp"
+#include "store/store.hpp"
+
+namespace strobe::store {
+namespace {
+
+constexpr const char* kCorruptHint =
+    "the recording is damaged (truncated or overwritten?); record it again";
+constexpr const char* kNotStrobeHint = "name a recording written by 'strobe record'";
+constexpr int64_t kMaxU32 = UINT32_MAX;
+
+class Reader {
+ public:
+  explicit Reader(const std::string& path) : path_(path) {}
+
+  Result<model::Profile> read() {
+    Status st = open();
+    if (st) st = checkIdentity();
+    if (st) st = checkSize();
+    if (st) st = checkTables();
+    if (st) st = readMeta();
+    if (st) st = readModules();
+    if (st) st = readFunctions();
+    if (st) st = readLocations();
+    if (st) st = readLocationLines();
+    if (st) st = readStacks();
+    if (st) st = readSamples();
+    if (st) st = readThreads();
+    if (!st) return st.takeError();
+    return std::move(p_);
+  }
+
+ private:
+  Error corrupt(const std::string& what) const {
+    return makeError(path_ + " is corrupt: " + what, kCorruptHint, ErrorKind::kCorrupt);
+  }
+  Error rowError(const char* table, int64_t row, const std::string& what) const {
+    return corrupt(std::string(table) + " row " + std::to_string(row) + ": " + what);
+  }
+  // A failed SQLite call while reading `table`; `preparing` when the
+  // statement itself failed to compile.
+  Error sqliteError(int rc, const char* table, bool preparing = false) const {
+    std::string where = std::string(" (reading table '") + table + "')";
+    int primary = rc & 0xFF;
+    if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) {
+      return corrupt(db_.message() + where);
+    }
+    if (preparing && primary == SQLITE_ERROR) {  // the table lacks a column the query names
+      return corrupt(std::string("table '") + table + "' lacks a column (" + db_.message() + ")");
+    }
+    return makeError("cannot read " + path_ + ": " + db_.message() + where,
+                     "check that the file is readable");
+  }
+
+  // Runs `sql`, calling f(RowView&, sqlite3_stmt*) -> Status for each row.
+  template <typename F>
+  Status forEachRow(const char* table, const char* sql, F&& f) {
+    Stmt s;
+    int rc = s.prepare(db_, sql);
+    if (rc != SQLITE_OK) return sqliteError(rc, table, true);
+    while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+      RowView row(s.get());
+      if (Status st = f(row, s.get()); !st) return st;
+    }
+    if (rc != SQLITE_DONE) return sqliteError(rc, table);
+    return {};
+  }
+
+  Status open() {
+    struct stat st {};
+    if (::stat(path_.c_str(), &st) != 0) {
+      if (errno == ENOENT || errno == ENOTDIR) {
+        return makeError("no recording at " + path_,
+                         "run 'strobe record -- CMD' first, or name the file: strobe report FILE",
+                         ErrorKind::kNotFound);
+      }
+      return makeError("cannot read " + path_ + ": " + std::strerror(errno),
+                       "check that the file is readable");
+    }
+    if (S_ISDIR(st.st_mode)) {
+      return makeError(path_ + " is a directory, not a recording",
+                       "name the recording file: strobe report FILE");
+    }
+    if (::access(path_.c_str(), R_OK) != 0) {
+      return makeError("cannot read " + path_ + ": " + std::strerror(errno),
+                       "check the file's permissions");
+    }
+    size_ = static_cast<int64_t>(st.st_size);
+    if (st.st_size == 0) {
+      return makeError(path_ + " is empty, not a strobe recording", kNotStrobeHint,
+                       ErrorKind::kCorrupt);
+    }
+    int rc = db_.open(path_, SQLITE_OPEN_READONLY);
+    if (rc != SQLITE_OK) {
+      return makeError("cannot open " + path_ + ": " + db_.message(),
+                       "check that the file is readable");
+    }
+    // A hostile file must not run arbitrary SQL functions from its schema.
+    sqlite3_db_config(db_.get(), SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+    sqlite3_db_config(db_.get(), SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+    return {};
+  }
+
+  // Reads one integer from a PRAGMA; rc is the SQLite result.
+  int pragma(const char* sql, int64_t& out) {
+    Stmt s;
+    int rc = s.prepare(db_, sql);
+    if (rc != SQLITE_OK) return rc;
+    rc = sqlite3_step(s.get());
+    if (rc != SQLITE_ROW) return rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
+    out = sqlite3_column_int64(s.get(), 0);
+    return SQLITE_OK;
+  }
+
+  Status checkIdentity() {
+    int64_t app = 0;
+    int64_t version = 0;
+    int rc = pragma("PRAGMA application_id", app);
+    if (rc == SQLITE_OK) rc = pragma("PRAGMA user_version", version);
+    if ((rc & 0xFF) == SQLITE_NOTADB) {
+      return makeError(path_ + " is not a strobe recording (not an SQLite database)",
+                       kNotStrobeHint, ErrorKind::kCorrupt);
+    }
+    if (rc != SQLITE_OK) return sqliteError(rc, "sqlite_schema");
+    if (app != kApplicationId) {
+      return makeError(path_ + " is not a strobe recording (an SQLite database of another program)",
+                       kNotStrobeHint, ErrorKind::kCorrupt);
+    }
+    const std::string ours = "this strobe reads schema " + std::to_string(kSchemaVersion);
+    if (version > kSchemaVersion) {
+      return makeError(path_ + " was written by a newer strobe (schema " + std::to_string(version) +
+                           "); " + ours,
+                       "upgrade strobe to read it", ErrorKind::kUnsupported);
+    }
+    if (version < kSchemaVersion) {
+      return makeError(
+          path_ + " has an unknown schema version " + std::to_string(version) + "; " + ours,
+          kCorruptHint, ErrorKind::kCorrupt);
+    }
+    return {};
+  }
+
+  // SQLite files are whole pages long, and SQLite itself rejects a file
+  // shorter than the page count in its header; a cut inside the last page
+  // would otherwise read as zeros.
+  Status checkSize() {
+    int64_t page_size = 0;
+    if (int rc = pragma("PRAGMA page_size", page_size); rc != SQLITE_OK) {
+      return sqliteError(rc, "sqlite_schema");
+    }
+    if (page_size <= 0 || size_ % page_size != 0) {
+      return corrupt("its size (" + std::to_string(size_) + " bytes) is not a whole number of " +
+                     std::to_string(page_size) + "-byte pages");
+    }
+    return {};
+  }
+
+  Status checkTables() {
+    std::unordered_set<std::string> present;
+    Status st = forEachRow("sqlite_schema", "SELECT name FROM sqlite_master WHERE type='table'",
+                           [&](RowView& r, sqlite3_stmt*) -> Status {
+                             present.insert(r.text(0));
+                             return {};
+                           });
+    if (!st) return st;
+    for (const char* t : kTables) {
+      if (present.count(t) == 0) return corrupt(std::string("table '") + t + "' is missing");
+    }
+    return {};
+  }
+
+  Status readMeta() {
+    return forEachRow("meta", "SELECT key, value FROM meta", [&](RowView& r, auto) -> Status {
+      std::string key = r.text(0);
+      std::string value = r.text(1);
+      if (key == "schema_version" && value != std::to_string(kSchemaVersion)) {
+        return corrupt("meta schema_version '" + printable(value) +
+                       "' disagrees with PRAGMA user_version " + std::to_string(kSchemaVersion));
+      }
+      if (auto problem = applyMetaRow(p_.meta(), key, value)) {
+        return corrupt("meta key '" + printable(key) + "': " + *problem);
+      }
+      return {};
+    });
+  }
+
+  // Ids run 0, 1, 2, ... in every id table; `expected` is the next one.
+  Status checkId(RowView& r, const char* table, uint64_t expected) const {
+    int64_t id = r.integer(0, "id", 0, kMaxU32 - 1);
+    if (!r.ok()) return rowError(table, static_cast<int64_t>(expected), r.problem());
+    if (static_cast<uint64_t>(id) != expected) {
+      return rowError(table, id,
+                      "id " + std::to_string(id) + " where " + std::to_string(expected) +
+                          " was expected (ids run 0, 1, 2, ...)");
+    }
+    return {};
+  }
+
+  Status readModules() {
+    return forEachRow("modules", "SELECT id, path, build_id FROM modules ORDER BY id",
+                      [&](RowView& r, auto) -> Status {
+                        uint64_t want = p_.modules().size();
+                        if (Status st = checkId(r, "modules", want); !st) return st;
+                        if (p_.internModule(r.text(1), r.text(2)) != want) {
+                          return rowError("modules", want, "duplicates an earlier module");
+                        }
+                        return {};
+                      });
+  }
+
+  Status readFunctions() {
+    const char* sql = "SELECT id, name, system_name, file, start_line FROM functions ORDER BY id";
+    return forEachRow("functions", sql, [&](RowView& r, auto) -> Status {
+      uint64_t want = p_.functions().size();
+      if (Status st = checkId(r, "functions", want); !st) return st;
+      auto start_line = static_cast<uint32_t>(r.integer(4, "start_line", 0, kMaxU32));
+      if (!r.ok()) return rowError("functions", want, r.problem());
+      if (p_.internFunction(r.text(1), r.text(2), r.text(3), start_line) != want) {
+        return rowError("functions", want, "duplicates an earlier function");
+      }
+      return {};
+    });
+  }
+
+  Status readLocations() {
+    const char* sql = "SELECT id, module_id, address, offset FROM locations ORDER BY id";
+    return forEachRow("locations", sql, [&](RowView& r, auto) -> Status {
+      uint64_t want = p_.locations().size();
+      if (Status st = checkId(r, "locations", want); !st) return st;
+      model::ModuleId module = r.id(1, "module_id", p_.modules().size(), "modules", true);
+      uint64_t address = r.u64(2, "address");
+      uint64_t offset = r.u64(3, "offset");
+      if (!r.ok()) return rowError("locations", want, r.problem());
+      if (p_.internLocation(module, offset, address) != want) {
+        return rowError("locations", want, "duplicates an earlier location");
+      }
+      return {};
+    });
+  }
+
+  Status readLocationLines() {
+    const char* sql =
+        "SELECT location_id, depth, function_id, line FROM location_lines "
+        "ORDER BY location_id, depth";
+    auto& locations = p_.mutableLocations();
+    return forEachRow("location_lines", sql, [&](RowView& r, sqlite3_stmt* s) -> Status {
+      model::LocationId loc = r.id(0, "location_id", locations.size(), "locations", false);
+      int64_t depth = r.integer(1, "depth", 0, kMaxU32);
+      model::FunctionId fn = r.id(2, "function_id", p_.functions().size(), "functions", true);
+      auto line = static_cast<uint32_t>(r.integer(3, "line", 0, kMaxU32));
+      if (r.ok() && static_cast<uint64_t>(depth) != locations[loc].lines.size()) {
+        r.note("depths must run 0, 1, 2, ... without gaps");
+      }
+      if (!r.ok()) {
+        return corrupt("location_lines row (location_id " +
+                       std::to_string(sqlite3_column_int64(s, 0)) + ", depth " +
+                       std::to_string(sqlite3_column_int64(s, 1)) + "): " + r.problem());
+      }
+      locations[loc].lines.push_back(model::Line{fn, line});
+      return {};
+    });
+  }
+
+  Status readStacks() {
+    const char* sql = "SELECT id, parent_id, location_id FROM stacks ORDER BY id";
+    return forEachRow("stacks", sql, [&](RowView& r, auto) -> Status {
+      uint64_t want = p_.stacks().size();
+      if (Status st = checkId(r, "stacks", want); !st) return st;
+      // A parent is always an earlier node, which also rules out cycles.
+      model::StackId parent = r.id(1, "parent_id", want, "earlier stacks", true);
+      model::LocationId loc = r.id(2, "location_id", p_.locations().size(), "locations", false);
+      if (!r.ok()) return rowError("stacks", want, r.problem());
+      if (p_.internStack(parent, loc) != want) {
+        return rowError("stacks", want, "duplicates an earlier stack node");
+      }
+      return {};
+    });
+  }
+
+  Status readSamples() {
+    int64_t count = 0;
+    if (int rc = pragma("SELECT count(*) FROM samples", count); rc != SQLITE_OK) {
+      return sqliteError(rc, "samples");
+    }
+    auto& samples = p_.mutableSamples();
+    samples.reserve(static_cast<size_t>(count));
+    const uint64_t stacks = p_.stacks().size();
+    const char* sql =
+        "SELECT rowid, time_ns, tid, cpu, stack_id, weight FROM samples ORDER BY rowid";
+    return forEachRow("samples", sql, [&](RowView& r, sqlite3_stmt* s) -> Status {
+      model::Sample x;
+      x.time_ns = r.u64(1, "time_ns");
+      x.tid = static_cast<int32_t>(r.integer(2, "tid", INT32_MIN, INT32_MAX));
+      x.cpu = static_cast<uint32_t>(r.integer(3, "cpu", 0, kMaxU32));
+      x.stack = r.id(4, "stack_id", stacks, "stacks", true);
+      x.weight = r.u64(5, "weight");
+      if (!r.ok()) return rowError("samples", sqlite3_column_int64(s, 0), r.problem());
+      samples.push_back(x);
+      return {};
+    });
+  }
+
+  Status readThreads() {
+    const char* sql = "SELECT rowid, tid, pid, name FROM threads ORDER BY rowid";
+    return forEachRow("threads", sql, [&](RowView& r, sqlite3_stmt* s) -> Status {
+      model::Thread t;
+      t.tid = static_cast<int32_t>(r.integer(1, "tid", INT32_MIN, INT32_MAX));
+      t.pid = static_cast<int32_t>(r.integer(2, "pid", INT32_MIN, INT32_MAX));
+      if (r.ok() && p_.findThread(t.tid) != nullptr) {
+        r.note("tid " + std::to_string(t.tid) + " repeats");
+      }
+      if (!r.ok()) return rowError("threads", sqlite3_column_int64(s, 0), r.problem());
+      t.name = r.text(3);
+      p_.setThread(std::move(t));
+      return {};
+    });
+  }
+
+  const std::string& path_;
+  int64_t size_ = 0;  // of the file, in bytes
+  Db db_;
+  model::Profile p_;
+};
+
+}  // namespace
+
+Result<model::Profile> readProfile(const std::string& path) {
+  try {
+    return Reader(path).read();
+  } catch (const std::bad_alloc&) {
+    return makeError("cannot read " + path + ": out of memory",
+                     "free some memory, or report on a smaller recording");
+  }
+}
+
+}  // namespace strobe::store

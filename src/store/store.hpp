@@ -1,0 +1,45 @@
+// The native recording: a Profile stored as one self-contained SQLite
+// database (schema in docs/FORMAT.md). Text is stored inline, so a user can
+// query a recording with plain SQL, and reports work after the profiled
+// binary is gone.
+//
+// Owns: nothing between calls. Each call opens its own SQLite connection and
+// closes it before returning; the caller owns the Profile it passes or gets.
+// Thread safety: both functions are reentrant; concurrent calls on different
+// paths are safe. Writing and reading the same path concurrently is not
+// coordinated (the reader sees the old file or the complete new one, because
+// the writer renames a finished file into place).
+// Errors: Result/Status with a one-line message naming the path and a hint;
+// neither function throws or crashes on bad input.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/result.hpp"
+#include "model/profile.hpp"
+
+namespace strobe::store {
+
+// The schema version this strobe writes and reads (PRAGMA user_version and
+// meta 'schema_version').
+inline constexpr int kSchemaVersion = 1;
+// PRAGMA application_id of every strobe recording: "STRB" in ASCII.
+inline constexpr int32_t kApplicationId = 0x53545242;
+
+// Writes `profile` to `path` atomically: the database is built in
+// `path + ".partial"` in one transaction, synced, then renamed over `path`.
+// On failure the partial file is removed and `path` is left untouched.
+// Errors are ErrorKind::kGeneric (missing directory, permission, read-only
+// file system, disk full, any other I/O failure).
+Status writeProfile(const model::Profile& profile, const std::string& path);
+
+// Reads a recording back into a Profile whose module, function, location and
+// stack ids equal the stored ids (string ids may differ). Errors:
+//   kNotFound    no file at `path`
+//   kCorrupt     not SQLite, not strobe's, missing tables, bad rows
+//   kUnsupported written by a newer strobe (higher schema version)
+//   kGeneric     anything else (I/O, out of memory)
+Result<model::Profile> readProfile(const std::string& path);
+
+}  // namespace strobe::store

@@ -1,0 +1,264 @@
+// writeProfile: builds the database in PATH.partial (journal and syncing off,
+// one transaction, prepared statements), fsyncs it once, renames it over PATH.
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+
+#include "store/meta_codec.hpp"
+#include "store/schema.hpp"
+#include "store/sqlite_handle.hpp"
+#include "store/store.hpp"
+
+namespace strobe::store {
+namespace {
+
+using model::kNone;
+
+constexpr uint64_t kPageSize = 16384;  // PRAGMA page_size of a recording
+constexpr const char* kGenericHint =
+    "check that the directory is writable and has free space, or write elsewhere with -o FILE";
+
+Error writeError(const std::string& path, const std::string& what, const std::string& hint) {
+  return makeError("cannot write " + path + ": " + what, hint);
+}
+
+Error diskFull(const std::string& path) {
+  return writeError(path, "the disk is full",
+                    "free some space, or write the recording elsewhere with -o FILE");
+}
+
+// The errors a system call's errno explains well; std::nullopt for others.
+std::optional<Error> errnoError(const std::string& path, int err) {
+  if (err == ENOSPC || err == EDQUOT) return diskFull(path);
+  if (err == EROFS) {
+    return writeError(path, "read-only file system",
+                      "write the recording to a writable file system with -o FILE");
+  }
+  if (err == EACCES || err == EPERM) {
+    return writeError(path, "permission denied",
+                      "choose a writable directory with -o FILE, or fix its permissions");
+  }
+  return std::nullopt;
+}
+
+// Creates the empty partial file, for SQLite to fill: its errno, unlike
+// SQLite's, says exactly why a file cannot be created here.
+Status createFile(const std::string& file, const std::string& path) {
+  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    int err = errno;
+    if (auto e = errnoError(path, err)) return *e;
+    return writeError(path, "cannot create " + file + ": " + std::strerror(err), kGenericHint);
+  }
+  ::close(fd);
+  return {};
+}
+
+// The error for a failed SQLite call on `file` (the partial file), from its
+// result code and the errno behind it. After an I/O error SQLite's errno is
+// often lost (later calls overwrite it), so the usual causes, a file size
+// limit and a full disk, are also checked directly.
+Error sqliteWriteError(const std::string& path, const std::string& file, const Db& db, int rc) {
+  int err = db.systemErrno();
+  int primary = rc & 0xFF;
+  if (primary == SQLITE_FULL || err == ENOSPC || err == EDQUOT) return diskFull(path);
+  if (primary == SQLITE_IOERR) {
+    struct stat st {};
+    rlimit limit{};
+    bool have_size = ::stat(file.c_str(), &st) == 0;
+    if (err == EFBIG ||
+        (have_size && getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+         static_cast<uint64_t>(st.st_size) + kPageSize > limit.rlim_cur)) {
+      return writeError(path, "the file would exceed the file size limit (ulimit -f)",
+                        "raise the limit (ulimit -f unlimited), or write a smaller recording");
+    }
+    struct statvfs fs {};
+    if (::statvfs(file.c_str(), &fs) == 0 &&
+        static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize < 2 * kPageSize) {
+      return diskFull(path);
+    }
+  }
+  if (primary == SQLITE_READONLY) err = EROFS;
+  if (primary == SQLITE_PERM) err = EACCES;
+  if (auto e = errnoError(path, err)) return *e;
+  return writeError(path, db.message(), kGenericHint);
+}
+
+// The directory that will hold `path` must exist before SQLite tries.
+Status checkDirectory(const std::string& path) {
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) {
+      return writeError(path, "directory " + dir + " does not exist",
+                        "create it first (mkdir -p " + dir + ") or choose another file with -o");
+    }
+    return writeError(path, std::string("cannot access ") + dir + ": " + std::strerror(errno),
+                      kGenericHint);
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return writeError(path, dir + " is not a directory", "choose another file with -o FILE");
+  }
+  return {};
+}
+
+class Writer {
+ public:
+  // Writes `p` into `file`, a new database; errors name `path`.
+  Writer(const model::Profile& p, const std::string& path, const std::string& file)
+      : p_(p), path_(path), file_(file) {}
+
+  Status write() {
+    int rc = db_.open(file_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    if (rc != SQLITE_OK) return fail(rc);
+    // The partial file is private until renamed: no journal, no syncs.
+    // Page size must be set before the first table is created.
+    const std::string pragmas =
+        "PRAGMA page_size=" + std::to_string(kPageSize) +
+        "; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
+        " PRAGMA cache_size=-131072; PRAGMA application_id=" +
+        std::to_string(kApplicationId) + "; PRAGMA user_version=" + std::to_string(kSchemaVersion) +
+        ";";
+    if ((rc = db_.exec(pragmas.c_str())) != SQLITE_OK) return fail(rc);
+    if ((rc = db_.exec("BEGIN")) != SQLITE_OK) return fail(rc);
+    if ((rc = db_.exec(kCreateTablesSql)) != SQLITE_OK) return fail(rc);
+    if ((rc = db_.exec(kCreateViewsSql)) != SQLITE_OK) return fail(rc);
+    if ((rc = writeRows()) != SQLITE_OK) return fail(rc);
+    if ((rc = db_.exec("COMMIT")) != SQLITE_OK) return fail(rc);
+    return {};
+  }
+
+ private:
+  Error fail(int rc) const { return sqliteWriteError(path_, file_, db_, rc); }
+
+  // Binds the values of one row to `s` (by type), steps and resets it.
+  template <typename... V>
+  int insert(const Stmt& s, const V&... values) {
+    sqlite3_stmt* st = s.get();
+    int i = 0;
+    (bind(st, ++i, values), ...);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+  }
+  static void bind(sqlite3_stmt* st, int i, int64_t v) { sqlite3_bind_int64(st, i, v); }
+  static void bind(sqlite3_stmt* st, int i, const std::string& v) {
+    sqlite3_bind_text64(st, i, v.data(), v.size(), SQLITE_STATIC, SQLITE_UTF8);
+  }
+  // An id, NULL when kNone.
+  static void bind(sqlite3_stmt* st, int i, uint32_t id) {
+    if (id == kNone) {
+      sqlite3_bind_null(st, i);
+    } else {
+      sqlite3_bind_int64(st, i, id);
+    }
+  }
+  static int64_t u64(uint64_t v) { return static_cast<int64_t>(v); }  // same 64 bits
+
+  int writeRows() {
+    Stmt s;
+    int rc = SQLITE_OK;
+    auto ok = [&](int r) { return (rc = r) == SQLITE_OK; };
+    auto prep = [&](const char* sql) { return ok(s.prepare(db_, sql)); };
+
+    if (!prep("INSERT INTO meta VALUES(?,?)")) return rc;
+    for (const auto& [key, value] : metaRows(p_.meta(), kSchemaVersion)) {
+      if (!ok(insert(s, key, value))) return rc;
+    }
+    if (!prep("INSERT INTO modules VALUES(?,?,?)")) return rc;
+    int64_t id = 0;
+    for (const model::Module& m : p_.modules()) {
+      if (!ok(insert(s, id++, p_.str(m.path), p_.str(m.build_id)))) return rc;
+    }
+    if (!prep("INSERT INTO functions VALUES(?,?,?,?,?)")) return rc;
+    id = 0;
+    for (const model::Function& f : p_.functions()) {
+      if (!ok(insert(s, id++, p_.str(f.name), p_.str(f.system_name), p_.str(f.file),
+                     int64_t{f.start_line}))) {
+        return rc;
+      }
+    }
+    if (!prep("INSERT INTO locations VALUES(?,?,?,?)")) return rc;
+    id = 0;
+    for (const model::Location& l : p_.locations()) {
+      if (!ok(insert(s, id++, l.module, u64(l.address), u64(l.offset)))) return rc;
+    }
+    if (!prep("INSERT INTO location_lines VALUES(?,?,?,?)")) return rc;
+    id = 0;
+    for (const model::Location& l : p_.locations()) {
+      int64_t depth = 0;
+      for (const model::Line& line : l.lines) {
+        if (!ok(insert(s, id, depth++, line.function, int64_t{line.line}))) return rc;
+      }
+      ++id;
+    }
+    if (!prep("INSERT INTO stacks VALUES(?,?,?)")) return rc;
+    id = 0;
+    for (const model::StackNode& n : p_.stacks()) {
+      if (!ok(insert(s, id++, n.parent, n.location))) return rc;
+    }
+    if (!prep("INSERT INTO samples VALUES(?,?,?,?,?)")) return rc;
+    for (const model::Sample& x : p_.samples()) {
+      if (!ok(insert(s, u64(x.time_ns), int64_t{x.tid}, int64_t{x.cpu}, x.stack, u64(x.weight)))) {
+        return rc;
+      }
+    }
+    if (!prep("INSERT INTO threads VALUES(?,?,?)")) return rc;
+    for (const model::Thread& t : p_.threads()) {
+      if (!ok(insert(s, int64_t{t.tid}, int64_t{t.pid}, t.name))) return rc;
+    }
+    return SQLITE_OK;
+  }
+
+  const model::Profile& p_;
+  const std::string& path_;
+  const std::string& file_;
+  Db db_;
+};
+
+// One fsync so the rename never publishes a file whose data is not on disk.
+Status syncFile(const std::string& file, const std::string& path) {
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    int err = errno;
+    if (fd >= 0) ::close(fd);
+    if (auto e = errnoError(path, err)) return *e;
+    return writeError(path, "cannot sync " + file + ": " + std::strerror(err), kGenericHint);
+  }
+  ::close(fd);
+  return {};
+}
+
+}  // namespace
+
+Status writeProfile(const model::Profile& profile, const std::string& path) {
+  if (auto st = checkDirectory(path); !st) return st;
+  const std::string partial = path + ".partial";
+  ::unlink(partial.c_str());  // a leftover from a crashed run; ENOENT is fine
+  if (auto st = createFile(partial, path); !st) return st;
+  Status st = [&]() -> Status {
+    try {
+      Writer w(profile, path, partial);
+      return w.write();  // the connection closes here, before the rename
+    } catch (const std::bad_alloc&) {
+      return writeError(path, "out of memory", kGenericHint);
+    }
+  }();
+  if (st) st = syncFile(partial, path);
+  if (st && ::rename(partial.c_str(), path.c_str()) != 0) {
+    st = writeError(path, "cannot rename " + partial + " to it: " + std::strerror(errno),
+                    kGenericHint);
+  }
+  if (!st) ::unlink(partial.c_str());
+  return st;
+}
+
+}  // namespace strobe::store

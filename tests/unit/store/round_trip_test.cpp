@@ -1,0 +1,115 @@
+// Writing a Profile and reading it back gives the same Profile, field by
+// field; the file is a strobe recording SQL users can query.
+#include <unistd.h>
+
+#include <fstream>
+
+#include "store/store.hpp"
+#include "store_test_util.hpp"
+
+namespace strobe::test {
+namespace {
+
+TEST_F(StoreTest, RoundTripKeepsEveryField) {
+  model::Profile original = richProfile();
+  ASSERT_TRUE(store::writeProfile(original, file("rec.db")));
+  auto back = store::readProfile(file("rec.db"));
+  ASSERT_TRUE(back.ok()) << back.error().describe();
+  expectSameProfile(original, *back);
+  // The inline chain and the module-less location, spelled out.
+  EXPECT_EQ(back->locations()[2].lines.size(), 2u);
+  EXPECT_EQ(back->locations().back().module, model::kNone);
+  EXPECT_EQ(back->samples().back().weight, 0xFFFFFFFFFFFFFFF0ULL);
+}
+
+TEST_F(StoreTest, RoundTripOfAnEmptyProfile) {
+  model::Profile empty;
+  ASSERT_TRUE(store::writeProfile(empty, file("empty.db")));
+  auto back = store::readProfile(file("empty.db"));
+  ASSERT_TRUE(back.ok()) << back.error().describe();
+  expectSameProfile(empty, *back);
+}
+
+TEST_F(StoreTest, RoundTripOfManySamples) {
+  model::Profile original = syntheticProfile(20'000);
+  ASSERT_TRUE(store::writeProfile(original, file("big.db")));
+  auto back = store::readProfile(file("big.db"));
+  ASSERT_TRUE(back.ok()) << back.error().describe();
+  expectSameProfile(original, *back);
+}
+
+TEST_F(StoreTest, AtomicWriteLeavesNoPartialFile) {
+  ASSERT_TRUE(store::writeProfile(richProfile(), file("rec.db")));
+  EXPECT_TRUE(std::filesystem::exists(file("rec.db")));
+  EXPECT_FALSE(std::filesystem::exists(file("rec.db.partial")));
+}
+
+TEST_F(StoreTest, WriteReplacesAnExistingFileAndAStalePartial) {
+  { std::ofstream(file("rec.db")) << "old contents"; }
+  { std::ofstream(file("rec.db.partial")) << "left by a crash"; }
+  ASSERT_TRUE(store::writeProfile(richProfile(), file("rec.db")));
+  EXPECT_FALSE(std::filesystem::exists(file("rec.db.partial")));
+  auto back = store::readProfile(file("rec.db"));
+  ASSERT_TRUE(back.ok()) << back.error().describe();
+  expectSameProfile(richProfile(), *back);
+}
+
+TEST_F(StoreTest, WriteToARelativePath) {
+  std::string cwd = std::filesystem::current_path();
+  ASSERT_EQ(::chdir(dir_.c_str()), 0);
+  Status st = store::writeProfile(richProfile(), "here.db");
+  ASSERT_EQ(::chdir(cwd.c_str()), 0);
+  ASSERT_TRUE(st) << st.error().describe();
+  EXPECT_TRUE(store::readProfile(file("here.db")).ok());
+}
+
+TEST_F(StoreTest, FileIsIdentifiedAndVersioned) {
+  ASSERT_TRUE(store::writeProfile(richProfile(), file("rec.db")));
+  EXPECT_EQ(querySql(file("rec.db"), "PRAGMA application_id"),
+            std::to_string(store::kApplicationId));
+  EXPECT_EQ(querySql(file("rec.db"), "PRAGMA user_version"), "1");
+  EXPECT_EQ(querySql(file("rec.db"), "SELECT value FROM meta WHERE key='schema_version'"), "1");
+  EXPECT_EQ(querySql(file("rec.db"), "SELECT value FROM meta WHERE key='start_time_utc'"),
+            "2024-05-01T12:51:30.123Z");
+  // The command is a JSON array SQLite itself can take apart.
+  EXPECT_EQ(
+      querySql(file("rec.db"), "SELECT json_extract(value, '$[3]') FROM meta WHERE key='command'"),
+      "say \"hi\" 'there'");
+}
+
+// The queries docs/FORMAT.md shows, on the rich profile.
+TEST_F(StoreTest, ViewsAnswerTheDocumentedQueries) {
+  ASSERT_TRUE(store::writeProfile(richProfile(), file("rec.db")));
+  const std::string db = file("rec.db");
+  EXPECT_EQ(querySql(db,
+                     "SELECT function FROM leaf_functions WHERE function IS NOT NULL "
+                     "GROUP BY function ORDER BY sum(weight) DESC, function LIMIT 1"),
+            "libc.so.6+0x2a1c9");
+  // Unresolved leaves are named like the reports name them.
+  EXPECT_EQ(querySql(db,
+                     "SELECT DISTINCT function FROM leaf_functions WHERE file IS NULL "
+                     "AND function IS NOT NULL ORDER BY function"),
+            "[unknown]+0xdeadbeef\nlibc.so.6+0x2a1c9");
+  EXPECT_EQ(querySql(db, "SELECT count(*) FROM leaf_functions WHERE function IS NULL"), "5");
+  // The inlined helper is the innermost function of its location.
+  EXPECT_EQ(querySql(db,
+                     "SELECT DISTINCT function || ':' || line FROM leaf_functions "
+                     "WHERE stack_id = 2"),
+            "app::helper(int):7");
+  // stack_frames walks leaf (depth 0) to root.
+  EXPECT_EQ(querySql(db,
+                     "SELECT group_concat(location_id, ',') FROM "
+                     "(SELECT location_id FROM stack_frames WHERE stack_id = 4 ORDER BY depth)"),
+            "5,3,2,1,0");
+  EXPECT_EQ(querySql(db,
+                     "SELECT t.name FROM samples s JOIN threads t USING (tid) "
+                     "GROUP BY s.tid ORDER BY sum(s.weight) DESC LIMIT 1"),
+            "worker 1");
+  EXPECT_EQ(querySql(db,
+                     "SELECT count(*) FROM samples GROUP BY time_ns / 1000000000 "
+                     "ORDER BY time_ns / 1000000000"),
+            "41");
+}
+
+}  // namespace
+}  // namespace strobe::test
