@@ -34,6 +34,7 @@ double pct(uint64_t part, uint64_t whole) {
 std::string formatDuration(uint64_t ns) {
   if (ns >= 1'000'000'000ULL) return fmt::format("{:.2f} s", static_cast<double>(ns) / 1e9);
   if (ns >= 1'000'000ULL) return fmt::format("{:.1f} ms", static_cast<double>(ns) / 1e6);
+  if (ns == 0) return "0";
   return fmt::format("{} us", ns / 1000);
 }
 

@@ -218,6 +218,30 @@ TEST_F(RecordTest, SignalSentToStrobeIsForwardedAndRecordingWritten) {
   EXPECT_EQ(p.meta().exit_status, 128 + SIGINT);
 }
 
+TEST_F(RecordTest, LostSamplesAreCountedAndWarnedAbout) {
+  // Stop strobe (not the command) long enough for a one-page ring to overflow.
+  std::vector<std::string> argv = {kStrobe, "record", "-F", "4000", "--mmap-pages", "1",
+                                   "-o",    db(),     "--", kFixtures + "fixture_shares"};
+  int pid = startProcess(argv, dir_);
+  ASSERT_GT(pid, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_EQ(kill(pid, SIGSTOP), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  ASSERT_EQ(kill(pid, SIGCONT), 0);
+  Ran r = waitProcess(pid, dir_);
+  ASSERT_EQ(r.status, 0) << r.err;
+  model::Profile p = load();
+  EXPECT_GT(p.meta().lost_samples, 0u);
+  EXPECT_NE(r.err.find("% of samples were lost: strobe did not drain the ring in time\n"
+                       "  hint: lower the rate (-F) or enlarge the ring (--mmap-pages, e.g. 512)\n"),
+            std::string::npos)
+      << r.err;
+  Ran rep = runProcess({kStrobe, "report", db()});
+  EXPECT_NE(rep.out.find(" (" + std::to_string(p.meta().lost_samples) + " lost)"),
+            std::string::npos)
+      << rep.out;
+}
+
 TEST_F(RecordTest, ReportOnMissingRecording) {
   Ran r = runProcess({kStrobe, "report", dir_ + "/none.db"});
   EXPECT_EQ(r.status, 1);

@@ -74,6 +74,7 @@ TEST(TextReport, FormatHelpers) {
   EXPECT_EQ(formatDuration(2'500'000'000), "2.50 s");
   EXPECT_EQ(formatDuration(45'600'000), "45.6 ms");
   EXPECT_EQ(formatDuration(789'000), "789 us");
+  EXPECT_EQ(formatDuration(0), "0");
   EXPECT_EQ(formatCommand({"./app", "big file", "it's"}), "./app 'big file' 'it'\\''s'");
 }
 
