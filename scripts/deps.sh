@@ -10,7 +10,9 @@ build_pkgs=(
   build-essential cmake ninja-build pkg-config
   libelf-dev libdw-dev libsqlite3-dev libfmt-dev libcli11-dev zlib1g-dev
 )
-test_pkgs=(googletest libgtest-dev libgmock-dev binutils)
+test_pkgs=(googletest libgtest-dev libgmock-dev binutils
+  libprotozero-dev rapidjson-dev libxml2-utils golang-go golang-github-google-pprof-dev
+  chromium nodejs)
 bench_pkgs=(linux-perf hyperfine)
 
 pkgs=("${build_pkgs[@]}")

@@ -1,10 +1,14 @@
-// strobe report [FILE] [--by function|line] [--top N]
+// strobe report [FILE] [--format F] [-o OUT] [--by ...] [--top N] [filters]
 #include <cstdio>
+#include <memory>
+
+#include <unistd.h>
 
 #include "base/log.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "output/text_report.hpp"
+#include "model/filter.hpp"
+#include "output/format.hpp"
 #include "store/store.hpp"
 
 namespace strobe::cli {
@@ -12,27 +16,92 @@ namespace {
 
 struct ReportArgs {
   std::string file = "strobe.db";
+  std::string format;
+  std::string output;
   std::string by = "function";
   size_t top = 20;
+  double threshold = -1;
+  std::string since, until;
+  std::vector<int32_t> tids;
+  std::vector<std::string> threads;
+  bool no_inline = false;
 };
 
+Result<model::GroupBy> parseGroupBy(const std::string& by) {
+  if (by == "function") return model::GroupBy::kFunction;
+  if (by == "line") return model::GroupBy::kLine;
+  if (by == "file") return model::GroupBy::kFile;
+  if (by == "module") return model::GroupBy::kModule;
+  if (by == "thread") return model::GroupBy::kThread;
+  return makeError("unknown --by '" + by + "'", "use --by function, line, file, module or thread",
+                   ErrorKind::kUsage);
+}
+
+int fail(const Error& e) {
+  logError(e);
+  return exitCodeFor(e) == kExitUsage ? kExitUsage : kExitError;
+}
+
 int runReport(const ReportArgs& a) {
-  output::TextOptions opt;
+  output::ReportOptions opt;
   opt.top = a.top;
-  if (a.by == "function") {
-    opt.by = model::GroupBy::kFunction;
-  } else if (a.by == "line") {
-    opt.by = model::GroupBy::kLine;
-  } else {
-    logError("unknown --by '" + a.by + "'", "use --by function or --by line");
+  opt.source = a.file;
+  opt.no_inline = a.no_inline;
+  if (a.threshold >= 0) opt.threshold_pct = a.threshold;
+  auto by = parseGroupBy(a.by);
+  if (!by) return fail(by.error());
+  opt.by = *by;
+  if (!a.since.empty()) {
+    auto d = model::parseDuration(a.since);
+    if (!d) return fail(d.error());
+    opt.filter.since_ns = *d;
+  }
+  if (!a.until.empty()) {
+    auto d = model::parseDuration(a.until);
+    if (!d) return fail(d.error());
+    opt.filter.until_ns = *d;
+  }
+  opt.filter.tids = a.tids;
+  opt.filter.threads = a.threads;
+
+  output::Format format = output::Format::kText;
+  if (!a.format.empty()) {
+    auto f = output::parseFormat(a.format);
+    if (!f) return fail(f.error());
+    format = *f;
+  } else if (!a.output.empty()) {
+    auto f = output::formatFromPath(a.output);
+    if (!f) {
+      logError("cannot tell the format of '" + a.output + "' from its name",
+               "add --format (text, folded, flamegraph, pprof, speedscope, chrome, json, csv)");
+      return kExitUsage;
+    }
+    format = *f;
+  }
+  if (format == output::Format::kPprof && a.output.empty() && isatty(fileno(stdout))) {
+    logError("pprof output is binary; not writing it to a terminal", "add -o FILE.pb.gz");
     return kExitUsage;
   }
+
   auto profile = store::readProfile(a.file);
-  if (!profile) {
-    logError(profile.error());
-    return exitCodeFor(profile.error()) == kExitUsage ? kExitUsage : kExitError;
+  if (!profile) return fail(profile.error());
+
+  std::FILE* out = stdout;
+  if (!a.output.empty()) {
+    out = std::fopen(a.output.c_str(), "wb");
+    if (out == nullptr) {
+      return fail(systemError("cannot create '" + a.output + "'",
+                              "check that the folder exists and is writable"));
+    }
   }
-  output::writeTextReport(*profile, opt, a.file, stdout);
+  Status st = output::writeFormat(*profile, format, opt, out);
+  if (out != stdout && std::fclose(out) != 0 && st) {
+    st = systemError("cannot write '" + a.output + "'", "check free space");
+  }
+  if (!st) {
+    if (out != stdout) std::remove(a.output.c_str());
+    return fail(st.error());
+  }
   return 0;
 }
 
@@ -42,8 +111,20 @@ Runner addReportCommand(CLI::App& app) {
   auto args = std::make_shared<ReportArgs>();
   CLI::App* sub = app.add_subcommand("report", "Print a report from a recording");
   sub->add_option("file", args->file, "The recording")->capture_default_str();
-  sub->add_option("--by", args->by, "Group by: function or line")->capture_default_str();
-  sub->add_option("--top", args->top, "Rows to show")->capture_default_str();
+  sub->add_option("-f,--format", args->format,
+                  "text, folded, flamegraph, pprof, speedscope, chrome, json or csv "
+                  "(default: from -o's extension, else text)");
+  sub->add_option("-o,--output", args->output, "Write to this file instead of stdout");
+  sub->add_option("--by", args->by, "Group by: function, line, file, module or thread")
+      ->capture_default_str();
+  sub->add_option("--top", args->top, "Rows to show (0: all)")->capture_default_str();
+  sub->add_option("--threshold", args->threshold,
+                  "Hide rows and tree nodes below this percentage of the total");
+  sub->add_option("--since", args->since, "Only samples from this time after the start (1.5s)");
+  sub->add_option("--until", args->until, "Only samples before this time after the start");
+  sub->add_option("--tid", args->tids, "Only these threads (repeatable)");
+  sub->add_option("--thread", args->threads, "Only threads whose name matches (glob; repeatable)");
+  sub->add_flag("--no-inline", args->no_inline, "Fold inlined functions into their caller");
   return [args] { return runReport(*args); };
 }
 

@@ -5,17 +5,69 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "model/frames.hpp"
+
 namespace strobe::model {
 namespace {
 
-// A key identifies what a row aggregates: a function (+ line for kLine), or
-// an unresolved location. The top bit separates the two spaces.
-constexpr uint64_t kUnresolvedBit = 1ULL << 63;
+// A key identifies what a row aggregates. For functions and lines the top
+// bit separates unresolved locations (kUnresolvedKeyBit | location).
+uint64_t rowKey(const Profile& p, GroupBy by, const Frame& f) {
+  switch (by) {
+    case GroupBy::kFunction:
+      return functionKey(f);
+    case GroupBy::kLine:
+      return f.line == nullptr ? functionKey(f)
+                               : (static_cast<uint64_t>(f.line->function) << 32) | f.line->line;
+    case GroupBy::kFile:
+      if (f.line == nullptr) return kUnresolvedKeyBit | p.locations()[f.location].module;
+      return p.functions()[f.line->function].file;
+    case GroupBy::kModule:
+    case GroupBy::kThread:
+      return p.locations()[f.location].module;
+  }
+  return 0;
+}
 
-uint64_t frameKey(GroupBy by, const Line& l) {
-  uint64_t k = l.function;
-  if (by == GroupBy::kLine) k = (k << 32) | l.line;
-  return k;
+void nameRow(const Profile& p, GroupBy by, const Frame& f, TopRow& r) {
+  const Location& loc = p.locations()[f.location];
+  r.module = std::string(p.moduleName(loc.module));
+  if (by == GroupBy::kModule) {
+    r.function = r.module;
+    return;
+  }
+  if (f.line == nullptr) {
+    r.function = by == GroupBy::kFile ? r.module : unresolvedName(p, loc);
+    return;
+  }
+  const Function& fn = p.functions()[f.line->function];
+  r.file = p.str(fn.file);
+  if (by == GroupBy::kFile) {
+    r.function = r.file.empty() ? "[unknown file]" : r.file;
+    return;
+  }
+  r.function = p.str(fn.name);
+  r.system_name = p.str(fn.system_name);
+  r.line = by == GroupBy::kLine ? f.line->line : fn.start_line;
+}
+
+std::vector<TopRow> threadTable(const Profile& p) {
+  std::unordered_map<int32_t, TopRow> rows;
+  for (const Sample& s : p.samples()) {
+    TopRow& r = rows[s.tid];
+    r.self += s.weight;
+    r.total += s.weight;
+    r.self_samples += 1;
+    r.total_samples += 1;
+  }
+  std::vector<TopRow> out;
+  for (auto& [tid, r] : rows) {
+    const Thread* t = p.findThread(tid);
+    std::string name = t != nullptr && !t->name.empty() ? t->name : "thread";
+    r.function = name + " (" + std::to_string(tid) + ")";
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 }  // namespace
@@ -42,55 +94,48 @@ Totals totals(const Profile& p) {
   return t;
 }
 
-std::vector<TopRow> topTable(const Profile& p, GroupBy by) {
-  // Weight per distinct leaf stack first: many samples share a stack.
-  std::unordered_map<StackId, uint64_t> per_stack;
-  for (const Sample& s : p.samples()) per_stack[s.stack] += s.weight;
-
-  std::unordered_map<uint64_t, TopRow> rows;
-  auto rowFor = [&](uint64_t key, const Location& loc, const Line* line) -> TopRow& {
-    auto [it, inserted] = rows.try_emplace(key);
-    if (inserted) {
-      TopRow& r = it->second;
-      r.module = std::string(p.moduleName(loc.module));
-      if (line == nullptr) {
-        r.function = unresolvedName(p, loc);
-      } else {
-        const Function& f = p.functions()[line->function];
-        r.function = p.str(f.name);
-        r.file = p.str(f.file);
-        r.line = by == GroupBy::kLine ? line->line : f.start_line;
-      }
+std::vector<TopRow> topTable(const Profile& p, GroupBy by, bool fold_inline) {
+  std::vector<TopRow> out;
+  if (by == GroupBy::kThread) {
+    out = threadTable(p);
+  } else {
+    // Weight per distinct leaf stack first: many samples share a stack.
+    struct Sum {
+      uint64_t weight = 0;
+      uint64_t samples = 0;
+    };
+    std::unordered_map<StackId, Sum> per_stack;
+    for (const Sample& s : p.samples()) {
+      Sum& sum = per_stack[s.stack];
+      sum.weight += s.weight;
+      sum.samples += 1;
     }
-    return it->second;
-  };
 
-  std::vector<uint64_t> seen;  // keys already credited for this stack
-  for (const auto& [leaf, weight] : per_stack) {
-    seen.clear();
-    bool is_leaf = true;
-    p.forEachFrame(leaf, [&](LocationId lid) {
-      const Location& loc = p.locations()[lid];
-      auto credit = [&](uint64_t key, const Line* line) {
-        TopRow& r = rowFor(key, loc, line);
-        if (is_leaf) r.self += weight;
+    std::unordered_map<uint64_t, TopRow> rows;
+    std::vector<uint64_t> seen;  // keys already credited for this stack
+    for (const auto& [leaf, sum] : per_stack) {
+      seen.clear();
+      bool is_leaf = true;
+      forEachDisplayFrame(p, leaf, fold_inline, [&](const Frame& f) {
+        uint64_t key = rowKey(p, by, f);
+        auto [it, inserted] = rows.try_emplace(key);
+        TopRow& r = it->second;
+        if (inserted) nameRow(p, by, f, r);
+        if (is_leaf) {
+          r.self += sum.weight;
+          r.self_samples += sum.samples;
+        }
         is_leaf = false;
         if (std::find(seen.begin(), seen.end(), key) == seen.end()) {
           seen.push_back(key);
-          r.total += weight;
+          r.total += sum.weight;
+          r.total_samples += sum.samples;
         }
-      };
-      if (loc.lines.empty()) {
-        credit(kUnresolvedBit | lid, nullptr);
-      } else {
-        for (const Line& l : loc.lines) credit(frameKey(by, l), &l);
-      }
-    });
+      });
+    }
+    out.reserve(rows.size());
+    for (auto& [key, row] : rows) out.push_back(std::move(row));
   }
-
-  std::vector<TopRow> out;
-  out.reserve(rows.size());
-  for (auto& [key, row] : rows) out.push_back(std::move(row));
   std::sort(out.begin(), out.end(), [](const TopRow& a, const TopRow& b) {
     if (a.self != b.self) return a.self > b.self;
     if (a.total != b.total) return a.total > b.total;

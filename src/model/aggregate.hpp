@@ -18,15 +18,23 @@
 
 namespace strobe::model {
 
-enum class GroupBy { kFunction, kLine };
+// What a top-table row aggregates. kFile and kModule group frames by their
+// function's source file or their location's module; kThread has one row
+// per thread (self == total == the thread's weight).
+enum class GroupBy { kFunction, kLine, kFile, kModule, kThread };
 
 struct TopRow {
-  std::string function;  // demangled name, or module+0xOFFSET when unresolved
-  std::string file;      // source file ("" when unknown)
-  uint32_t line = 0;     // function start line (kFunction) or the line (kLine); 0 unknown
-  std::string module;    // module display name
-  uint64_t self = 0;     // summed weight where this is the leaf frame
-  uint64_t total = 0;    // summed weight of samples with this key on the stack
+  // The row's name: the demangled function (module+0xOFFSET when unresolved),
+  // the file (kFile), the module (kModule) or "name (tid)" (kThread).
+  std::string function;
+  std::string system_name;  // the symbol-table name (kFunction, kLine); "" otherwise
+  std::string file;         // source file ("" when unknown)
+  uint32_t line = 0;        // function start line (kFunction) or the line (kLine); 0 unknown
+  std::string module;       // module display name
+  uint64_t self = 0;        // summed weight where this is the leaf frame
+  uint64_t total = 0;       // summed weight of samples with this key on the stack
+  uint64_t self_samples = 0;
+  uint64_t total_samples = 0;
 };
 
 struct Totals {
@@ -38,7 +46,8 @@ struct Totals {
 Totals totals(const Profile& p);
 
 // Rows sorted by self weight, then total, then name; all keys (callers trim).
-std::vector<TopRow> topTable(const Profile& p, GroupBy by);
+// fold_inline: inlined frames count as their caller (see frames.hpp).
+std::vector<TopRow> topTable(const Profile& p, GroupBy by, bool fold_inline = false);
 
 // "libfoo.so+0x1a2b": how an unresolved location is named.
 std::string unresolvedName(const Profile& p, const Location& loc);

@@ -1,0 +1,36 @@
+// Sample filters shared by every report: a time window from the start of
+// the recording, thread ids and thread names.
+//
+// Thread safety: pure functions over a const Profile. No I/O.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.hpp"
+#include "model/profile.hpp"
+
+namespace strobe::model {
+
+struct SampleFilter {
+  std::optional<uint64_t> since_ns;  // keep samples with time >= since
+  std::optional<uint64_t> until_ns;  // keep samples with time < until
+  std::vector<int32_t> tids;         // keep these threads (empty: all)
+  std::vector<std::string> threads;  // keep threads whose name matches a glob (empty: all)
+
+  bool empty() const { return !since_ns && !until_ns && tids.empty() && threads.empty(); }
+};
+
+// Whether one sample passes. Thread names come from p.threads().
+bool keepSample(const Profile& p, const SampleFilter& f, const Sample& s);
+
+// A copy of `p` holding only the samples that pass (everything else kept).
+Profile filterSamples(const Profile& p, const SampleFilter& f);
+
+// "1.5s", "250ms", "30us", "100ns", "2m", "10" (seconds): a duration from the
+// command line, in nanoseconds. Errors are kUsage with a hint.
+Result<uint64_t> parseDuration(std::string_view text);
+
+}  // namespace strobe::model

@@ -1,0 +1,90 @@
+#include "output/format.hpp"
+
+#include <array>
+#include <utility>
+
+#include "output/pprof_writer.hpp"
+#include "output/text_report.hpp"
+
+namespace strobe::output {
+namespace {
+
+constexpr std::array<std::pair<std::string_view, Format>, 8> kNames{{
+    {"text", Format::kText},
+    {"folded", Format::kFolded},
+    {"flamegraph", Format::kFlamegraph},
+    {"pprof", Format::kPprof},
+    {"speedscope", Format::kSpeedscope},
+    {"chrome", Format::kChrome},
+    {"json", Format::kJson},
+    {"csv", Format::kCsv},
+}};
+
+bool endsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+}  // namespace
+
+Result<Format> parseFormat(std::string_view name) {
+  for (const auto& [n, f] : kNames) {
+    if (n == name) return f;
+  }
+  if (name == "svg") return Format::kFlamegraph;
+  return makeError("unknown format '" + std::string(name) + "'",
+                   "use one of: text, folded, flamegraph, pprof, speedscope, chrome, json, csv",
+                   ErrorKind::kUsage);
+}
+
+std::string_view formatName(Format f) {
+  for (const auto& [n, fmt] : kNames) {
+    if (fmt == f) return n;
+  }
+  return "text";
+}
+
+std::optional<Format> formatFromPath(std::string_view path) {
+  if (endsWith(path, ".pb.gz") || endsWith(path, ".pb") || endsWith(path, ".pprof")) {
+    return Format::kPprof;
+  }
+  if (endsWith(path, ".svg")) return Format::kFlamegraph;
+  if (endsWith(path, ".folded") || endsWith(path, ".collapsed")) return Format::kFolded;
+  if (endsWith(path, ".txt")) return Format::kText;
+  if (endsWith(path, ".csv")) return Format::kCsv;
+  if (endsWith(path, ".speedscope.json")) return Format::kSpeedscope;
+  if (endsWith(path, ".trace.json") || endsWith(path, ".chrome.json")) return Format::kChrome;
+  return std::nullopt;
+}
+
+Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, std::FILE* out) {
+  if (!opt.filter.empty()) {
+    model::Profile filtered = model::filterSamples(p, opt.filter);
+    ReportOptions rest = opt;
+    rest.filter = {};
+    return writeFormat(filtered, f, rest, out);
+  }
+  Status st;
+  switch (f) {
+    case Format::kText: {
+      TextOptions t;
+      t.by = opt.by;
+      t.top = opt.top == 0 ? SIZE_MAX : opt.top;
+      t.header = opt.header;
+      writeTextReport(p, t, opt.source, out);
+      break;
+    }
+    case Format::kPprof:
+      st = writePprof(p, PprofOptions{opt.no_inline}, out);
+      break;
+    default:
+      return makeError("the " + std::string(formatName(f)) + " format is not available yet",
+                       "use --format text or --format pprof", ErrorKind::kUnsupported);
+  }
+  if (!st) return st;
+  if (std::fflush(out) != 0 || std::ferror(out)) {
+    return systemError("cannot write the report", "check the output path and free space");
+  }
+  return {};
+}
+
+}  // namespace strobe::output

@@ -1,0 +1,65 @@
+// The one place that maps a report format to its writer. Every writer reads
+// only the model and streams to a FILE* (no whole document in memory).
+//
+//   text        the header and top table; --tree, --callers, --callees
+//   folded      "root;...;leaf weight" lines for flamegraph.pl and inferno
+//   flamegraph  a self-contained interactive SVG
+//   pprof       gzipped profile.proto (go tool pprof)
+//   speedscope  speedscope's JSON file format, one profile per thread
+//   chrome      Trace Event Format JSON (Perfetto, chrome://tracing)
+//   json, csv   the top table with documented field names
+//
+// Thread safety: pure functions over a const Profile; the caller owns `out`
+// (writers never close it). Errors: Status with a one-line message and hint.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/result.hpp"
+#include "model/aggregate.hpp"
+#include "model/filter.hpp"
+#include "model/profile.hpp"
+
+namespace strobe::output {
+
+enum class Format { kText, kFolded, kFlamegraph, kPprof, kSpeedscope, kChrome, kJson, kCsv };
+
+// What to show and which samples to count. Every format applies `filter`
+// and `no_inline`; the rest applies where it makes sense (see each field).
+struct ReportOptions {
+  model::SampleFilter filter;                     // --since/--until, --tid, --thread
+  bool no_inline = false;                         // fold inlined frames into their caller
+  model::GroupBy by = model::GroupBy::kFunction;  // text, json, csv
+  size_t top = 20;                                // text, json, csv: rows (0: all)
+  // Hide rows / tree nodes whose total share is below this percentage
+  // (text, json, csv). Unset: 0 for tables, 0.5 for --tree.
+  std::optional<double> threshold_pct;
+  bool tree = false;        // text: the top-down call tree instead of the table
+  std::string callers;      // text: who calls this function
+  std::string callees;      // text: what this function calls
+  bool per_thread = false;  // folded: root each stack at its thread
+  bool header = true;       // text: the recording summary above the table
+  std::string source;       // text: how to name the recording in the header
+};
+
+// "text", "folded", "flamegraph" (or "svg"), "pprof", "speedscope",
+// "chrome", "json", "csv". Errors are kUsage with the list of formats.
+Result<Format> parseFormat(std::string_view name);
+
+// The format an output path implies by its extension: .pb.gz/.pb/.pprof ->
+// pprof, .svg -> flamegraph, .folded -> folded, .txt -> text, .csv -> csv,
+// .speedscope.json -> speedscope, .trace.json/.chrome.json -> chrome;
+// nullopt when it says nothing (a plain .json is ambiguous).
+std::optional<Format> formatFromPath(std::string_view path);
+
+// The canonical name of a format ("flamegraph", "pprof", ...).
+std::string_view formatName(Format f);
+
+// Writes `p` in format `f`. Binary formats (pprof) write bytes as they are.
+Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, std::FILE* out);
+
+}  // namespace strobe::output

@@ -1,0 +1,282 @@
+#include "output/pprof_writer.hpp"
+
+#include <protozero/pbf_writer.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <unordered_map>
+
+#include "output/gzip_sink.hpp"
+
+namespace strobe::output {
+namespace {
+
+// Field numbers of profile.proto.
+namespace pb {
+enum Profile : protozero::pbf_tag_type {
+  kSampleType = 1,
+  kSample = 2,
+  kMapping = 3,
+  kLocation = 4,
+  kFunction = 5,
+  kStringTable = 6,
+  kTimeNanos = 9,
+  kDurationNanos = 10,
+  kPeriodType = 11,
+  kPeriod = 12,
+  kComment = 13,
+  kDefaultSampleType = 14,
+};
+enum ValueType : protozero::pbf_tag_type { kType = 1, kUnit = 2 };
+enum Sample : protozero::pbf_tag_type { kLocationId = 1, kValue = 2, kLabel = 3 };
+enum Label : protozero::pbf_tag_type { kKey = 1, kStr = 2, kNum = 3 };
+enum Mapping : protozero::pbf_tag_type {
+  kId = 1,
+  kMemoryStart = 2,
+  kMemoryLimit = 3,
+  kFileOffset = 4,
+  kFilename = 5,
+  kBuildId = 6,
+  kHasFunctions = 7,
+  kHasFilenames = 8,
+  kHasLineNumbers = 9,
+  kHasInlineFrames = 10,
+};
+enum Location : protozero::pbf_tag_type { kLocId = 1, kMappingId = 2, kAddress = 3, kLine = 4 };
+enum Line : protozero::pbf_tag_type { kFunctionId = 1, kLineNo = 2 };
+enum Function : protozero::pbf_tag_type {
+  kFnId = 1,
+  kName = 2,
+  kSystemName = 3,
+  kFnFilename = 4,
+  kStartLine = 5,
+};
+}  // namespace pb
+
+// Encodes top-level messages into a buffer and deflates it in chunks.
+class Encoder {
+ public:
+  explicit Encoder(std::FILE* out) : sink_(out) {}
+  std::string& buffer() { return buf_; }
+  bool maybeFlush() {
+    if (buf_.size() < (1 << 16)) return ok_;
+    return flush();
+  }
+  bool flush() {
+    ok_ = sink_.write(buf_) && ok_;
+    buf_.clear();
+    return ok_;
+  }
+  bool finish() { return flush() && sink_.finish(); }
+
+ private:
+  GzipSink sink_;
+  std::string buf_;
+  bool ok_ = true;
+};
+
+// Strings beyond the model's own (the model's string ids are used as they
+// are: its id 0 is "", as pprof requires).
+class ExtraStrings {
+ public:
+  explicit ExtraStrings(const model::Profile& p) : base_(p.strings().size()) {}
+  int64_t id(const std::string& s) {
+    auto [it, inserted] = ids_.try_emplace(s, static_cast<int64_t>(base_ + list_.size()));
+    if (inserted) list_.push_back(s);
+    return it->second;
+  }
+  const std::vector<std::string>& list() const { return list_; }
+
+ private:
+  size_t base_;
+  std::unordered_map<std::string, int64_t> ids_;
+  std::vector<std::string> list_;
+};
+
+struct ModuleRange {
+  uint64_t start = UINT64_MAX;
+  uint64_t limit = 0;
+  uint64_t file_offset = 0;
+  bool symbolized = false;
+  bool inlines = false;
+};
+
+}  // namespace
+
+Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* out) {
+  Encoder enc(out);
+  ExtraStrings extra(p);
+  const model::Meta& m = p.meta();
+
+  auto valueType = [&](pb::Profile field, const char* type, const char* unit) {
+    protozero::pbf_writer w(enc.buffer());
+    protozero::pbf_writer vt(w, field);
+    vt.add_int64(pb::kType, extra.id(type));
+    vt.add_int64(pb::kUnit, extra.id(unit));
+  };
+  valueType(pb::kSampleType, "samples", "count");
+  valueType(pb::kSampleType, "cpu", "nanoseconds");
+  valueType(pb::kPeriodType, "cpu", "nanoseconds");
+
+  // One pprof sample per distinct (stack, thread).
+  struct Sum {
+    int64_t samples = 0;
+    int64_t weight = 0;
+  };
+  std::unordered_map<uint64_t, Sum> sums;
+  std::vector<uint64_t> order;  // first-seen order, so output is deterministic
+  for (const model::Sample& s : p.samples()) {
+    uint64_t key = (static_cast<uint64_t>(s.stack) << 32) | static_cast<uint32_t>(s.tid);
+    auto [it, inserted] = sums.try_emplace(key);
+    if (inserted) order.push_back(key);
+    it->second.samples += 1;
+    it->second.weight += static_cast<int64_t>(s.weight);
+  }
+
+  const int64_t k_thread = extra.id("thread");
+  const int64_t k_tid = extra.id("tid");
+  std::unordered_map<int32_t, int64_t> thread_names;
+  std::vector<uint64_t> loc_ids;
+  std::vector<bool> used_loc(p.locations().size(), false);
+  for (uint64_t key : order) {
+    auto stack = static_cast<model::StackId>(key >> 32);
+    auto tid = static_cast<int32_t>(static_cast<uint32_t>(key));
+    const Sum& sum = sums[key];
+    loc_ids.clear();
+    p.forEachFrame(stack, [&](model::LocationId lid) {
+      loc_ids.push_back(lid + 1ULL);
+      used_loc[lid] = true;
+    });
+    auto [tn, inserted] = thread_names.try_emplace(tid, 0);
+    if (inserted) {
+      const model::Thread* t = p.findThread(tid);
+      tn->second = extra.id(t != nullptr && !t->name.empty() ? t->name : std::to_string(tid));
+    }
+    {
+      protozero::pbf_writer w(enc.buffer());
+      protozero::pbf_writer s(w, pb::kSample);
+      s.add_packed_uint64(pb::kLocationId, loc_ids.begin(), loc_ids.end());
+      int64_t values[2] = {sum.samples, sum.weight};
+      s.add_packed_int64(pb::kValue, values, values + 2);
+      {
+        protozero::pbf_writer l(s, pb::kLabel);
+        l.add_int64(pb::kKey, k_thread);
+        l.add_int64(pb::kStr, tn->second);
+      }
+      {
+        protozero::pbf_writer l(s, pb::kLabel);
+        l.add_int64(pb::kKey, k_tid);
+        l.add_int64(pb::kNum, tid);
+      }
+    }
+    if (!enc.maybeFlush()) break;
+  }
+
+  // Locations, and the address range each module was seen at.
+  std::vector<ModuleRange> ranges(p.modules().size());
+  std::vector<bool> used_fn(p.functions().size(), false);
+  for (size_t i = 0; i < p.locations().size(); ++i) {
+    if (!used_loc[i]) continue;
+    const model::Location& loc = p.locations()[i];
+    if (loc.module != model::kNone) {
+      ModuleRange& r = ranges[loc.module];
+      if (loc.address < r.start) {
+        r.start = loc.address;
+        r.file_offset = loc.offset;
+      }
+      r.limit = std::max(r.limit, loc.address + 1);
+      r.symbolized = r.symbolized || !loc.lines.empty();
+      r.inlines = r.inlines || loc.lines.size() > 1;
+    }
+    {
+      protozero::pbf_writer w(enc.buffer());
+      protozero::pbf_writer l(w, pb::kLocation);
+      l.add_uint64(pb::kLocId, i + 1);
+      if (loc.module != model::kNone) l.add_uint64(pb::kMappingId, loc.module + 1ULL);
+      l.add_uint64(pb::kAddress, loc.address);
+      auto first = loc.lines.begin();
+      if (opt.no_inline && !loc.lines.empty()) first = loc.lines.end() - 1;
+      for (auto it = first; it != loc.lines.end(); ++it) {
+        if (it->function == model::kNone) continue;
+        used_fn[it->function] = true;
+        protozero::pbf_writer ln(l, pb::kLine);
+        ln.add_uint64(pb::kFunctionId, it->function + 1ULL);
+        ln.add_int64(pb::kLineNo, it->line);
+      }
+    }
+    if (!enc.maybeFlush()) break;
+  }
+
+  for (size_t i = 0; i < p.modules().size(); ++i) {
+    const model::Module& mod = p.modules()[i];
+    const ModuleRange& r = ranges[i];
+    protozero::pbf_writer w(enc.buffer());
+    protozero::pbf_writer mp(w, pb::kMapping);
+    mp.add_uint64(pb::kId, i + 1);
+    if (r.limit > 0) {
+      mp.add_uint64(pb::kMemoryStart, r.start);
+      mp.add_uint64(pb::kMemoryLimit, r.limit);
+      mp.add_uint64(pb::kFileOffset, r.file_offset);
+    }
+    mp.add_int64(pb::kFilename, mod.path);
+    mp.add_int64(pb::kBuildId, mod.build_id);
+    // Symbolized modules say so, or pprof would try to symbolize them again.
+    mp.add_bool(pb::kHasFunctions, r.symbolized);
+    mp.add_bool(pb::kHasFilenames, r.symbolized);
+    mp.add_bool(pb::kHasLineNumbers, r.symbolized);
+    mp.add_bool(pb::kHasInlineFrames, r.symbolized);
+  }
+
+  for (size_t i = 0; i < p.functions().size(); ++i) {
+    if (!used_fn[i]) continue;
+    const model::Function& f = p.functions()[i];
+    {
+      protozero::pbf_writer w(enc.buffer());
+      protozero::pbf_writer fn(w, pb::kFunction);
+      fn.add_uint64(pb::kFnId, i + 1);
+      fn.add_int64(pb::kName, f.name);
+      fn.add_int64(pb::kSystemName, f.system_name);
+      fn.add_int64(pb::kFnFilename, f.file);
+      fn.add_int64(pb::kStartLine, f.start_line);
+    }
+    if (!enc.maybeFlush()) break;
+  }
+
+  {
+    protozero::pbf_writer w(enc.buffer());
+    if (m.start_realtime_ns != 0)
+      w.add_int64(pb::kTimeNanos, static_cast<int64_t>(m.start_realtime_ns));
+    w.add_int64(pb::kDurationNanos, static_cast<int64_t>(m.duration_ns));
+    // The nominal period: 1/frequency, or the mean weight when sampling by period.
+    int64_t period = 0;
+    if (m.frequency != 0) {
+      period = 1'000'000'000LL / m.frequency;
+    } else if (!p.samples().empty()) {
+      uint64_t sum = 0;
+      for (const model::Sample& s : p.samples()) sum += s.weight;
+      period = static_cast<int64_t>(sum / p.samples().size());
+    }
+    w.add_int64(pb::kPeriod, period);
+    std::string comment = "strobe";
+    if (!m.strobe_version.empty()) comment += " " + m.strobe_version;
+    w.add_int64(pb::kComment, extra.id(comment));
+    w.add_int64(pb::kDefaultSampleType, extra.id("cpu"));
+  }
+  // The string table last: every id above is assigned by now.
+  for (const std::string& s : p.strings()) {
+    protozero::pbf_writer w(enc.buffer());
+    w.add_string(pb::kStringTable, s);
+    if (!enc.maybeFlush()) break;
+  }
+  for (const std::string& s : extra.list()) {
+    protozero::pbf_writer w(enc.buffer());
+    w.add_string(pb::kStringTable, s);
+    if (!enc.maybeFlush()) break;
+  }
+  if (!enc.finish()) {
+    return systemError("cannot write the pprof profile", "check the output path and free space");
+  }
+  return {};
+}
+
+}  // namespace strobe::output

@@ -1,0 +1,27 @@
+// The pprof writer: profile.proto (github.com/google/pprof/proto), gzipped,
+// as `go tool pprof` reads it. Sample types samples/count and
+// cpu/nanoseconds (the default); period cpu/nanoseconds; one mapping per
+// module (with its build id); one function per model function (name,
+// system name, file, start line); one location per model location with its
+// inline chain as several lines (innermost first, as pprof expects); one
+// sample per distinct (stack, thread) with labels `thread` (name) and `tid`.
+//
+// Streams: messages are encoded with protozero in small chunks and
+// deflated to `out` as they are made. Thread safety: pure over a const
+// Profile. Errors: a Status naming the failed write.
+#pragma once
+
+#include <cstdio>
+
+#include "base/result.hpp"
+#include "model/profile.hpp"
+
+namespace strobe::output {
+
+struct PprofOptions {
+  bool no_inline = false;  // one line per location: the real function
+};
+
+Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* out);
+
+}  // namespace strobe::output

@@ -1,0 +1,153 @@
+// The pprof writer, checked by decoding its output back with protozero.
+#include "output/pprof_writer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "../model/sample_profile.hpp"
+#include "output/format.hpp"
+#include "pprof_decode.hpp"
+
+namespace strobe::output {
+namespace {
+
+std::string renderPprof(const model::Profile& p, const ReportOptions& opt = {}) {
+  char* buf = nullptr;
+  size_t len = 0;
+  std::FILE* f = open_memstream(&buf, &len);
+  Status st = writeFormat(p, Format::kPprof, opt, f);
+  EXPECT_TRUE(st.ok()) << (st.ok() ? "" : st.error().describe());
+  std::fclose(f);
+  std::string s(buf, len);
+  std::free(buf);
+  return s;
+}
+
+const test::PbFunction* findFunction(const test::PbProfile& pb, const std::string& name) {
+  for (const auto& [id, f] : pb.functions) {
+    if (pb.s(f.name) == name) return &f;
+  }
+  return nullptr;
+}
+
+TEST(Pprof, GzippedWithMagic) {
+  std::string out = renderPprof(test::sampleProfile());
+  ASSERT_GE(out.size(), 2u);
+  EXPECT_EQ(static_cast<unsigned char>(out[0]), 0x1f);
+  EXPECT_EQ(static_cast<unsigned char>(out[1]), 0x8b);
+}
+
+TEST(Pprof, SampleTypesPeriodAndDuration) {
+  test::PbProfile pb = test::decodePprof(renderPprof(test::sampleProfile()));
+  ASSERT_FALSE(pb.strings.empty());
+  EXPECT_EQ(pb.strings[0], "");
+  ASSERT_EQ(pb.sample_types.size(), 2u);
+  EXPECT_EQ(pb.s(pb.sample_types[0].type), "samples");
+  EXPECT_EQ(pb.s(pb.sample_types[0].unit), "count");
+  EXPECT_EQ(pb.s(pb.sample_types[1].type), "cpu");
+  EXPECT_EQ(pb.s(pb.sample_types[1].unit), "nanoseconds");
+  EXPECT_EQ(pb.s(pb.period_type.type), "cpu");
+  EXPECT_EQ(pb.s(pb.period_type.unit), "nanoseconds");
+  EXPECT_EQ(pb.period, 1'000'000'000 / 999);
+  EXPECT_EQ(pb.duration_nanos, 2'500'000'000);
+  EXPECT_EQ(pb.s(pb.default_sample_type), "cpu");
+}
+
+TEST(Pprof, ValuesSumToTheProfile) {
+  test::PbProfile pb = test::decodePprof(renderPprof(test::sampleProfile()));
+  int64_t count = 0, cpu = 0;
+  for (const auto& s : pb.samples) {
+    ASSERT_EQ(s.values.size(), 2u);
+    count += s.values[0];
+    cpu += s.values[1];
+    for (uint64_t lid : s.locations) EXPECT_TRUE(pb.locations.count(lid)) << lid;
+  }
+  EXPECT_EQ(count, 100);
+  EXPECT_EQ(cpu, 100'000'000);
+}
+
+TEST(Pprof, ThreadLabelPerSample) {
+  test::PbProfile pb = test::decodePprof(renderPprof(test::sampleProfile()));
+  std::map<std::string, int64_t> per_thread;
+  for (const auto& s : pb.samples) {
+    std::string thread;
+    int64_t tid = 0;
+    for (const auto& l : s.labels) {
+      if (pb.s(l.key) == "thread") thread = pb.s(l.str);
+      if (pb.s(l.key) == "tid") tid = l.num;
+    }
+    EXPECT_FALSE(thread.empty());
+    EXPECT_TRUE(tid == 100 || tid == 101) << tid;
+    per_thread[thread] += s.values[0];
+  }
+  EXPECT_EQ(per_thread["app"], 54);
+  EXPECT_EQ(per_thread["worker-1"], 46);
+}
+
+TEST(Pprof, MappingsCarryBuildIdsAndFunctionsSystemNames) {
+  test::PbProfile pb = test::decodePprof(renderPprof(test::sampleProfile()));
+  bool found_app = false;
+  for (const auto& [id, m] : pb.mappings) {
+    if (pb.s(m.filename) == "/opt/app/bin/app") {
+      found_app = true;
+      EXPECT_EQ(pb.s(m.build_id), "abcd");
+      EXPECT_TRUE(m.has_functions);
+      EXPECT_LE(m.start, 0x555555555100u);
+      EXPECT_GT(m.limit, 0x555555555400u);
+    }
+  }
+  EXPECT_TRUE(found_app);
+  const test::PbFunction* f = findFunction(pb, "app::compute(int)");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(pb.s(f->system_name), "_ZN3app7computeEi");
+  EXPECT_EQ(pb.s(f->filename), "/src/app/compute.cpp");
+  EXPECT_EQ(f->start_line, 20);
+}
+
+TEST(Pprof, InlineChainsAreSeveralLinesInnermostFirst) {
+  test::PbProfile pb = test::decodePprof(renderPprof(test::sampleProfile()));
+  const test::PbFunction* helper = findFunction(pb, "app::helper(int)");
+  const test::PbFunction* compute = findFunction(pb, "app::compute(int)");
+  ASSERT_TRUE(helper && compute);
+  bool found = false;
+  for (const auto& [id, l] : pb.locations) {
+    if (l.address != 0x555555555400) continue;
+    found = true;
+    ASSERT_EQ(l.lines.size(), 2u);
+    EXPECT_EQ(l.lines[0].function, helper->id);
+    EXPECT_EQ(l.lines[0].line, 7);
+    EXPECT_EQ(l.lines[1].function, compute->id);
+    EXPECT_EQ(l.lines[1].line, 27);
+  }
+  EXPECT_TRUE(found);
+
+  ReportOptions opt;
+  opt.no_inline = true;
+  test::PbProfile folded = test::decodePprof(renderPprof(test::sampleProfile(), opt));
+  for (const auto& [id, l] : folded.locations) {
+    if (l.address == 0x555555555400) {
+      ASSERT_EQ(l.lines.size(), 1u);
+      EXPECT_EQ(folded.s(folded.functions.at(l.lines[0].function).name), "app::compute(int)");
+    }
+  }
+}
+
+TEST(Pprof, FiltersApply) {
+  ReportOptions opt;
+  opt.filter.tids = {101};
+  test::PbProfile pb = test::decodePprof(renderPprof(test::sampleProfile(), opt));
+  int64_t count = 0;
+  for (const auto& s : pb.samples) count += s.values[0];
+  EXPECT_EQ(count, 46);
+}
+
+TEST(Pprof, EmptyProfileIsValid) {
+  model::Profile p;
+  test::PbProfile pb = test::decodePprof(renderPprof(p));
+  EXPECT_TRUE(pb.samples.empty());
+  EXPECT_EQ(pb.sample_types.size(), 2u);
+}
+
+}  // namespace
+}  // namespace strobe::output
