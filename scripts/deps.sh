@@ -8,10 +8,10 @@ what=${1:-test}
 
 build_pkgs=(
   build-essential cmake ninja-build pkg-config
-  libelf-dev libdw-dev libsqlite3-dev libfmt-dev libcli11-dev zlib1g-dev
+  libelf-dev libdw-dev libsqlite3-dev libfmt-dev libcli11-dev zlib1g-dev libiberty-dev
 )
 test_pkgs=(googletest libgtest-dev libgmock-dev binutils)
-bench_pkgs=(linux-perf hyperfine)
+bench_pkgs=(linux-perf hyperfine elfutils llvm)
 
 pkgs=("${build_pkgs[@]}")
 case "$what" in
