@@ -4,12 +4,12 @@ BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build demo test clean bench-overhead
+.PHONY: all deps deps-test build demo test clean bench-overhead
 
 all: build
 
 deps:
-	scripts/deps.sh test
+	scripts/deps.sh build
 
 $(BUILD)/build.ninja:
 	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
@@ -22,7 +22,11 @@ demo: build
 	@echo
 	$(BUILD)/strobe report $(BUILD)/demo.db --top 10
 
-test: build
+deps-test:
+	scripts/deps.sh test
+
+# deps-test first: test tools found at configure time must be installed.
+test: deps-test build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --timeout 300
 
 bench-overhead: build

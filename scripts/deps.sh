@@ -8,12 +8,15 @@ what=${1:-test}
 
 build_pkgs=(
   build-essential cmake ninja-build pkg-config
-  libelf-dev libdw-dev libsqlite3-dev libfmt-dev libcli11-dev zlib1g-dev
+  libelf-dev libdw-dev libsqlite3-dev libfmt-dev libcli11-dev zlib1g-dev libiberty-dev
+  libprotozero-dev rapidjson-dev
+  googletest libgtest-dev libgmock-dev binutils
 )
-test_pkgs=(googletest libgtest-dev libgmock-dev binutils
-  libprotozero-dev rapidjson-dev libxml2-utils golang-go golang-github-google-pprof-dev
-  chromium nodejs)
-bench_pkgs=(linux-perf hyperfine)
+# What only the test run needs: real consumers of the outputs (Google's
+# pprof built from Debian's sources, Chromium, xmllint).
+test_pkgs=(
+  libxml2-utils golang-go golang-github-google-pprof-dev chromium nodejs)
+bench_pkgs=(linux-perf hyperfine elfutils llvm)
 
 pkgs=("${build_pkgs[@]}")
 case "$what" in

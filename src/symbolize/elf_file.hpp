@@ -2,7 +2,7 @@
 //
 // Owns: the file descriptor and the Elf* handle; both are released when the
 // ElfFile is destroyed (the Elf* first). elf() hands out a borrowed handle that
-// stays valid while this ElfFile lives; other views (DwarfLines, SymbolTable
+// stays valid while this ElfFile lives; other views (DwarfIndex, SymbolTable
 // construction) must not outlive it.
 // open() validates the header, the program and section header tables and every
 // PT_LOAD against the file size, so a truncated or non-ELF file gives a Result

@@ -3,7 +3,7 @@
 #include <optional>
 
 #include "symbolize/demangle.hpp"
-#include "symbolize/dwarf_lines.hpp"
+#include "symbolize/dwarf_index.hpp"
 #include "symbolize/elf_file.hpp"
 #include "symbolize/symbol_table.hpp"
 
@@ -26,28 +26,57 @@ bool endsWith(std::string_view s, std::string_view suffix) {
 }  // namespace
 
 struct Symbolizer::ModuleSymbols {
-  struct FunctionInfo {
-    std::string name;  // demangled
-    SourceLine decl;   // file "" / line 0 when unknown
-  };
-
   explicit ModuleSymbols(ElfFile f)
       : elf(std::move(f)), symbols(SymbolTable::read(elf)), dwarf(elf) {}
-
-  const FunctionInfo& function(const SymbolMatch& sym) {
-    auto [it, inserted] = functions.try_emplace(sym.start.v);
-    if (inserted) {
-      it->second.name = demangle(sym.name);
-      if (auto d = dwarf.declaration(sym.start)) it->second.decl = std::move(*d);
-    }
-    return it->second;
-  }
 
   // Declared in this order so that dwarf and symbols go before the file.
   ElfFile elf;
   SymbolTable symbols;
-  DwarfLines dwarf;
-  std::unordered_map<uint64_t, FunctionInfo> functions;  // by symbol start
+  DwarfIndex dwarf;
+  std::vector<Frame> frames;  // scratch
+
+  // The lines of the location at `pc`, innermost first (see the header).
+  void resolve(model::Profile& p, Svma pc, std::vector<model::Line>& out) {
+    std::optional<SymbolMatch> sym = symbols.lookup(pc);
+    bool known = dwarf.frames(pc, frames);
+    if (known && frames.back().die != 0) {
+      for (size_t i = 0; i < frames.size(); ++i) {
+        const Frame& f = frames[i];
+        const FunctionInfo& info = dwarf.function(f.die);
+        bool outermost = i + 1 == frames.size();
+        std::string_view raw = info.linkage_name;
+        std::string_view system;
+        if (outermost && sym) {
+          // DWARF gives C functions and internal C++ ones no linkage name:
+          // the symbol that starts the function (or a clone of it) has the
+          // full mangled name. A clone's symbol keeps its kind visible.
+          if (raw.empty() && (sym->start.v == info.low_pc || isClone(sym->name))) {
+            raw = sym->name;
+          } else if (!raw.empty() && cloneBase(sym->name) == raw) {
+            system = sym->name;
+          }
+        }
+        if (raw.empty()) raw = info.name;
+        if (raw.empty() && outermost && sym) raw = sym->name;
+        if (system.empty()) system = raw;
+        std::string name = raw.empty() ? std::string("??") : demangle(cloneBase(raw));
+        std::string_view file = info.decl_file.empty() ? f.file : info.decl_file;
+        // A line from another file than the function's (an #include inside
+        // a body) would read as a line of the function's file: unknown.
+        uint32_t line = f.file == file ? f.line : 0;
+        model::FunctionId fid = p.internFunction(name, system, file, info.decl_line);
+        out.push_back(model::Line{fid, line});
+      }
+      return;
+    }
+    if (!sym) return;
+    // The symbol table alone (no DWARF function here): a line-table row, if
+    // any, still gives the line.
+    std::string_view file = known ? frames[0].file : std::string_view();
+    uint32_t line = known ? frames[0].line : 0;
+    model::FunctionId fid = p.internFunction(demangle(cloneBase(sym->name)), sym->name, file, 0);
+    out.push_back(model::Line{fid, line});
+  }
 };
 
 Symbolizer::Symbolizer() = default;
@@ -112,18 +141,7 @@ Status Symbolizer::symbolize(model::Profile& profile) {
 
     std::optional<Svma> pc = m->elf.fileOffsetToSvma(FileOffset(loc.offset));
     if (!pc) continue;
-    std::optional<SymbolMatch> sym = m->symbols.lookup(*pc);
-    if (!sym) continue;
-    const ModuleSymbols::FunctionInfo& fn = m->function(*sym);
-    std::optional<SourceLine> row = m->dwarf.lookup(*pc);
-
-    const std::string& file = fn.decl.file.empty() && row ? row->file : fn.decl.file;
-    // Without inline chains (a later version), a row from another file is
-    // code inlined from there: its line number would be wrong next to this
-    // function's file, so the line is reported as unknown instead.
-    uint32_t line = row && row->file == file ? row->line : 0;
-    model::FunctionId fid = profile.internFunction(fn.name, sym->name, file, fn.decl.line);
-    loc.lines.push_back(model::Line{fid, line});
+    m->resolve(profile, *pc, loc.lines);
   }
 
   if (bad_modules > 0) {

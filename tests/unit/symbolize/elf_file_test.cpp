@@ -6,7 +6,7 @@
 #include <random>
 
 #include "fixture_tools.hpp"
-#include "symbolize/dwarf_lines.hpp"
+#include "symbolize/dwarf_index.hpp"
 #include "symbolize/symbol_table.hpp"
 
 namespace strobe::symbolize {
@@ -137,7 +137,7 @@ TEST(ElfFileTest, DamagedBinariesNeverCrash) {
     auto f = ElfFile::open(t.path());
     if (!f.ok()) continue;
     SymbolTable symbols = SymbolTable::read(*f);
-    DwarfLines lines(*f);
+    DwarfIndex lines(*f);
     for (uint64_t pc = 0x1000; pc < 0x1400; pc += 0x40) {
       (void)symbols.lookup(Svma(pc));
       (void)lines.lookup(Svma(pc));

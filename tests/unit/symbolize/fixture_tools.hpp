@@ -105,6 +105,35 @@ inline std::vector<FileLine> addr2line(const std::string& bin, const std::vector
   return out;
 }
 
+// `addr2line -a -i -e BIN ADDR...`: per address, its inline chain of
+// file:line rows, innermost first.
+inline std::vector<std::vector<FileLine>> addr2lineInline(const std::string& bin,
+                                                          const std::vector<uint64_t>& addrs) {
+  std::string cmd = "addr2line -a -i -e '" + bin + "'";
+  for (uint64_t a : addrs) {
+    char hex[32];
+    std::snprintf(hex, sizeof hex, " 0x%llx", static_cast<unsigned long long>(a));
+    cmd += hex;
+  }
+  std::vector<std::vector<FileLine>> out;
+  std::istringstream in(runCommand(cmd));
+  std::string row;
+  while (std::getline(in, row)) {
+    if (row.rfind("0x", 0) == 0) {
+      out.emplace_back();
+      continue;
+    }
+    if (out.empty()) continue;
+    if (auto d = row.find(" (discriminator"); d != std::string::npos) row.resize(d);
+    auto colon = row.rfind(':');
+    if (colon == std::string::npos) continue;
+    out.back().push_back(
+        FileLine{row.substr(0, colon),
+                 static_cast<uint32_t>(std::strtoul(row.c_str() + colon + 1, nullptr, 10))});
+  }
+  return out;
+}
+
 // The 1-based line of `source` holding "MARK <mark>", 0 when absent.
 inline uint32_t markLine(const std::string& source, const std::string& mark) {
   std::ifstream in(source);

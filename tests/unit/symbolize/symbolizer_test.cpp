@@ -83,11 +83,11 @@ TEST(SymbolizerTest, FillsFunctionsAndLinesSharedLibrary) {
        {"_ZN11fixture_lib7Counter4bumpEi", "fixture_lib::Counter::bump(int)", "bump"}});
 }
 
-// Every byte of fixtureLocal, which has fixtureInlined (from a header) inlined:
-// rows from the function's own file keep addr2line's line; rows from the
-// header get line 0 until inline chains exist, never a header line number
-// next to the .cpp file.
-void expectInlinedCodeHasNoForeignLines(const char* bin) {
+// Every byte of fixtureLocal, which has fixtureInlined (from a header)
+// inlined: the chain matches addr2line -i level by level (file and line),
+// the inlined level names fixtureInlined with the header as its file, and
+// the outermost level is always fixtureLocal.
+void expectInlineChains(const char* bin) {
   auto nm = testing::nmSymbols(bin);
   uint64_t start = nm["_ZL12fixtureLocali"];
   Profile p;
@@ -105,30 +105,40 @@ void expectInlinedCodeHasNoForeignLines(const char* bin) {
   }
   Symbolizer s;
   ASSERT_TRUE(s.symbolize(p).ok());
-  auto reference = testing::addr2line(bin, svmas);
-  size_t own = 0;
-  size_t foreign = 0;
+  auto reference = testing::addr2lineInline(bin, svmas);
+  ASSERT_EQ(reference.size(), ids.size());
+  size_t inlined = 0;
+  uint32_t body = testing::markLine(
+      std::string(SYMFIX_SOURCE).substr(0, std::string(SYMFIX_SOURCE).rfind('/')) +
+          "/sym_fixture_inline.hpp",
+      "inlined_body");
   for (size_t i = 0; i < ids.size(); ++i) {
     const model::Location& loc = p.locations()[ids[i]];
-    ASSERT_EQ(loc.lines.size(), 1U);
-    const model::Function& fn = p.functions()[loc.lines[0].function];
-    EXPECT_EQ(p.str(fn.name), "fixtureLocal(int)");
-    EXPECT_EQ(p.str(fn.file), SYMFIX_SOURCE);
-    if (reference[i].file == SYMFIX_SOURCE) {
-      EXPECT_EQ(loc.lines[0].line, reference[i].line) << bin << " +" << i;
-      ++own;
-    } else {
-      EXPECT_EQ(loc.lines[0].line, 0U) << bin << " +" << i << " " << reference[i].file;
-      foreign += reference[i].file.find("sym_fixture_inline.hpp") != std::string::npos ? 1 : 0;
+    ASSERT_EQ(loc.lines.size(), reference[i].size()) << bin << " +" << i;
+    const model::Function& outer = p.functions()[loc.lines.back().function];
+    EXPECT_EQ(p.str(outer.name), "fixtureLocal(int)");
+    EXPECT_EQ(p.str(outer.file), SYMFIX_SOURCE);
+    for (size_t k = 0; k < loc.lines.size(); ++k) {
+      const model::Function& fn = p.functions()[loc.lines[k].function];
+      EXPECT_EQ(p.str(fn.file), reference[i][k].file) << bin << " +" << i << " level " << k;
+      EXPECT_EQ(loc.lines[k].line, reference[i][k].line) << bin << " +" << i << " level " << k;
+    }
+    if (loc.lines.size() == 2) {
+      ++inlined;
+      const model::Function& inner = p.functions()[loc.lines[0].function];
+      EXPECT_EQ(p.str(inner.name), "fixtureInlined(int)");
+      EXPECT_EQ(p.str(inner.system_name), "_Z14fixtureInlinedi");
+      EXPECT_NE(p.str(inner.file).find("sym_fixture_inline.hpp"), std::string::npos);
+      EXPECT_EQ(loc.lines[1].line, testing::markLine(SYMFIX_SOURCE, "call_inlined"));
+      if (loc.lines[0].line == body) ++inlined;
     }
   }
-  EXPECT_GT(own, 0U) << bin;
-  EXPECT_GT(foreign, 0U) << bin;
+  EXPECT_GT(inlined, 0U) << bin;
 }
 
-TEST(SymbolizerTest, InlinedCodeFromAnotherFileHasNoLine) {
-  expectInlinedCodeHasNoForeignLines(SYMFIX_NOPIE);
-  expectInlinedCodeHasNoForeignLines(SYMFIX_PIE);
+TEST(SymbolizerTest, InlinedCodeGivesTheWholeChain) {
+  expectInlineChains(SYMFIX_NOPIE);
+  expectInlineChains(SYMFIX_PIE);
 }
 
 TEST(SymbolizerTest, StrippedLibraryGivesNamesWithoutLines) {

@@ -1,4 +1,4 @@
-#include "symbolize/dwarf_lines.hpp"
+#include "symbolize/dwarf_index.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@ void compareWithAddr2line(const char* bin, const std::vector<Fn>& fns) {
   auto f = ElfFile::open(bin);
   ASSERT_TRUE(f.ok()) << f.error().describe();
   SymbolTable symbols = SymbolTable::read(*f);
-  DwarfLines lines(*f);
+  DwarfIndex lines(*f);
   ASSERT_TRUE(lines.hasDebugInfo()) << bin;
   auto nm = testing::nmSymbols(bin);
   for (const Fn& fn : fns) {
@@ -49,16 +49,16 @@ const std::vector<Fn> kProgramFns = {{"fixture_leaf", "leaf"},
                                      {"_ZL12fixtureLocali", "local"},
                                      {"main", ""}};
 
-TEST(DwarfLinesTest, MatchesAddr2lineNonPie) {
+TEST(DwarfIndexTest, MatchesAddr2lineNonPie) {
   compareWithAddr2line(SYMFIX_NOPIE, kProgramFns);
 }
-TEST(DwarfLinesTest, MatchesAddr2linePie) {
+TEST(DwarfIndexTest, MatchesAddr2linePie) {
   compareWithAddr2line(SYMFIX_PIE, kProgramFns);
 }
-TEST(DwarfLinesTest, MatchesAddr2lineWithoutAranges) {
+TEST(DwarfIndexTest, MatchesAddr2lineWithoutAranges) {
   compareWithAddr2line(SYMFIX_PIE_NOARANGES, kProgramFns);
 }
-TEST(DwarfLinesTest, MatchesAddr2lineSharedLibrary) {
+TEST(DwarfIndexTest, MatchesAddr2lineSharedLibrary) {
   compareWithAddr2line(
       SYMFIX_LIB, {{"fixture_lib_add", "lib_add"}, {"_ZN11fixture_lib7Counter4bumpEi", "bump"}});
 }
@@ -66,7 +66,7 @@ TEST(DwarfLinesTest, MatchesAddr2lineSharedLibrary) {
 void expectDeclarations(const char* bin, const char* source, const std::vector<Fn>& fns) {
   auto f = ElfFile::open(bin);
   ASSERT_TRUE(f.ok());
-  DwarfLines lines(*f);
+  DwarfIndex lines(*f);
   auto nm = testing::nmSymbols(bin);
   for (const Fn& fn : fns) {
     if (*fn.mark == '\0') continue;
@@ -80,17 +80,17 @@ void expectDeclarations(const char* bin, const char* source, const std::vector<F
   }
 }
 
-TEST(DwarfLinesTest, DeclarationIsTheFunctionsDeclLine) {
+TEST(DwarfIndexTest, DeclarationIsTheFunctionsDeclLine) {
   expectDeclarations(SYMFIX_NOPIE, SYMFIX_SOURCE, kProgramFns);
   expectDeclarations(SYMFIX_PIE, SYMFIX_SOURCE, kProgramFns);
   expectDeclarations(SYMFIX_LIB, SYMFIX_LIB_SOURCE,
                      {{"fixture_lib_add", "lib_add"}, {"_ZN11fixture_lib7Counter4bumpEi", "bump"}});
 }
 
-TEST(DwarfLinesTest, NoDebugInfoIsNotAnError) {
+TEST(DwarfIndexTest, NoDebugInfoIsNotAnError) {
   auto f = ElfFile::open(SYMFIX_LIB_STRIPPED);
   ASSERT_TRUE(f.ok());
-  DwarfLines lines(*f);
+  DwarfIndex lines(*f);
   EXPECT_FALSE(lines.hasDebugInfo());
   auto nm = testing::nmSymbols(SYMFIX_LIB);
   EXPECT_FALSE(lines.lookup(Svma(nm["fixture_lib_add"])).has_value());
@@ -98,10 +98,10 @@ TEST(DwarfLinesTest, NoDebugInfoIsNotAnError) {
   EXPECT_EQ(lines.startLine(Svma(nm["fixture_lib_add"])), 0U);
 }
 
-TEST(DwarfLinesTest, AddressesOutsideAnyUnitGiveNothing) {
+TEST(DwarfIndexTest, AddressesOutsideAnyUnitGiveNothing) {
   auto f = ElfFile::open(SYMFIX_PIE);
   ASSERT_TRUE(f.ok());
-  DwarfLines lines(*f);
+  DwarfIndex lines(*f);
   EXPECT_FALSE(lines.lookup(Svma(0)).has_value());
   EXPECT_FALSE(lines.lookup(Svma(1ULL << 50)).has_value());
   EXPECT_FALSE(lines.declaration(Svma(1ULL << 50)).has_value());

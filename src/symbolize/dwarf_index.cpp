@@ -1,0 +1,412 @@
+#include "symbolize/dwarf_index.hpp"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "symbolize/elf_file.hpp"
+
+namespace strobe::symbolize {
+namespace {
+
+constexpr int kMaxDepth = 64;  // deeper DIE nesting than any real program: hostile input
+constexpr uint32_t kNoFile = UINT32_MAX;
+
+// A line-table row and the addresses it covers, [lo, hi).
+struct LineRange {
+  uint64_t lo = 0;
+  uint64_t hi = 0;
+  uint32_t line = 0;
+  uint32_t file = kNoFile;  // index into Unit::files
+  uint32_t discriminator = 0;
+};
+
+// A subprogram or inlined subroutine with code.
+struct Scope {
+  uint64_t die = 0;
+  int32_t parent = -1;  // the enclosing function scope, -1 at the top
+  uint32_t call_file = kNoFile;
+  uint32_t call_line = 0;
+  bool inlined = false;
+};
+
+// [lo, next segment's lo) belongs to `scope` (-1: to no function).
+struct Segment {
+  uint64_t lo = 0;
+  int32_t scope = -1;
+};
+
+struct Unit {
+  std::vector<std::string_view> files;
+  std::vector<LineRange> lines;  // sorted by lo, non-overlapping
+  std::vector<Scope> scopes;
+  std::vector<Segment> segments;  // sorted by lo
+};
+
+struct UnitRange {
+  uint64_t low = 0;
+  uint64_t high = 0;  // exclusive
+  Dwarf_Off die = 0;
+};
+
+const char* attrString(Dwarf_Die* die, unsigned name) {
+  Dwarf_Attribute attr;
+  return ::dwarf_formstring(::dwarf_attr_integrate(die, name, &attr));
+}
+
+}  // namespace
+
+struct DwarfIndex::Impl {
+  Dwarf* dwarf = nullptr;
+  bool unit_ranges_built = false;
+  std::vector<UnitRange> unit_ranges;  // sorted by low
+  std::unordered_map<Dwarf_Off, std::unique_ptr<Unit>> units;
+  std::unordered_map<uint64_t, FunctionInfo> functions;
+  std::unordered_set<std::string> strings;
+
+  ~Impl() {
+    if (dwarf != nullptr) ::dwarf_end(dwarf);
+  }
+
+  std::string_view intern(std::string s) { return *strings.insert(std::move(s)).first; }
+
+  static std::string absolute(Dwarf_Die* cu, const char* file) {
+    if (file == nullptr) return {};
+    std::string path(file);
+    if (path.empty() || path.front() == '/') return path;
+    const char* dir = attrString(cu, DW_AT_comp_dir);
+    if (dir == nullptr || *dir == '\0') return path;
+    std::string joined(dir);
+    if (joined.back() != '/') joined.push_back('/');
+    return joined + path;
+  }
+
+  void buildUnitRanges() {
+    unit_ranges_built = true;
+    Dwarf_CU* cu = nullptr;
+    Dwarf_CU* next = nullptr;
+    Dwarf_Die cudie;
+    Dwarf_Half version = 0;
+    uint8_t unit_type = 0;
+    while (::dwarf_get_units(dwarf, cu, &next, &version, &unit_type, &cudie, nullptr) == 0) {
+      cu = next;
+      if (unit_type != DW_UT_compile && unit_type != DW_UT_partial) continue;
+      Dwarf_Addr base = 0;
+      Dwarf_Addr low = 0;
+      Dwarf_Addr high = 0;
+      ptrdiff_t off = 0;
+      while ((off = ::dwarf_ranges(&cudie, off, &base, &low, &high)) > 0) {
+        if (low < high) unit_ranges.push_back(UnitRange{low, high, ::dwarf_dieoffset(&cudie)});
+      }
+    }
+    std::sort(unit_ranges.begin(), unit_ranges.end(),
+              [](const UnitRange& a, const UnitRange& b) { return a.low < b.low; });
+  }
+
+  // The unit covering pc: the units' own ranges first, then .debug_aranges.
+  Unit* unitFor(uint64_t pc) {
+    if (dwarf == nullptr) return nullptr;
+    if (!unit_ranges_built) buildUnitRanges();
+    auto it = std::upper_bound(unit_ranges.begin(), unit_ranges.end(), pc,
+                               [](uint64_t a, const UnitRange& r) { return a < r.low; });
+    // Unit ranges rarely overlap; look a few ranges back, never scan them all.
+    Dwarf_Die cudie;
+    bool found = false;
+    for (int steps = 0; it != unit_ranges.begin() && steps < 8; ++steps) {
+      --it;
+      if (pc < it->high) {
+        found = ::dwarf_offdie(dwarf, it->die, &cudie) != nullptr;
+        break;
+      }
+    }
+    if (!found && ::dwarf_addrdie(dwarf, pc, &cudie) == nullptr) return nullptr;
+    Dwarf_Off off = ::dwarf_dieoffset(&cudie);
+    auto [slot, inserted] = units.try_emplace(off);
+    if (inserted) slot->second = buildUnit(&cudie);
+    return slot->second.get();
+  }
+
+  std::unique_ptr<Unit> buildUnit(Dwarf_Die* cudie) {
+    auto u = std::make_unique<Unit>();
+    Dwarf_Files* files = nullptr;
+    size_t nfiles = 0;
+    if (::dwarf_getsrcfiles(cudie, &files, &nfiles) == 0) {
+      u->files.reserve(nfiles);
+      for (size_t i = 0; i < nfiles; ++i) {
+        u->files.push_back(intern(absolute(cudie, ::dwarf_filesrc(files, i, nullptr, nullptr))));
+      }
+    }
+    buildLines(cudie, files, *u);
+    buildScopes(cudie, *u);
+    return u;
+  }
+
+  static void buildLines(Dwarf_Die* cudie, Dwarf_Files* unit_files, Unit& u) {
+    Dwarf_Lines* lines = nullptr;
+    size_t n = 0;
+    if (::dwarf_getsrclines(cudie, &lines, &n) != 0) return;
+    struct Row {
+      uint64_t addr;
+      uint32_t order;
+      uint32_t line;
+      uint32_t file;
+      uint32_t discriminator;
+      bool end;
+    };
+    std::vector<Row> rows;
+    rows.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      Dwarf_Line* l = ::dwarf_onesrcline(lines, i);
+      Dwarf_Addr addr = 0;
+      if (l == nullptr || ::dwarf_lineaddr(l, &addr) != 0) continue;
+      Row r{addr, static_cast<uint32_t>(i), 0, kNoFile, 0, false};
+      int line = 0;
+      if (::dwarf_lineno(l, &line) == 0 && line > 0) r.line = static_cast<uint32_t>(line);
+      ::dwarf_lineendsequence(l, &r.end);
+      unsigned disc = 0;
+      if (::dwarf_linediscriminator(l, &disc) == 0) r.discriminator = disc;
+      Dwarf_Files* f = nullptr;
+      size_t idx = 0;
+      if (::dwarf_line_file(l, &f, &idx) == 0 && f == unit_files && idx < u.files.size()) {
+        r.file = static_cast<uint32_t>(idx);
+      }
+      rows.push_back(r);
+    }
+    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+      return a.addr != b.addr ? a.addr < b.addr : a.order < b.order;
+    });
+    // Per address, the last row that does not end a sequence covers up to
+    // the next address; an address with only sequence ends starts a gap.
+    for (size_t i = 0; i < rows.size();) {
+      size_t j = i;
+      const Row* pick = nullptr;
+      for (; j < rows.size() && rows[j].addr == rows[i].addr; ++j) {
+        if (!rows[j].end) pick = &rows[j];
+      }
+      if (pick != nullptr && j < rows.size()) {
+        u.lines.push_back(
+            LineRange{pick->addr, rows[j].addr, pick->line, pick->file, pick->discriminator});
+      }
+      i = j;
+    }
+  }
+
+  // Collects the code ranges of function scopes in DIE order (parents before
+  // children), then paints them so the innermost scope owns each address.
+  void buildScopes(Dwarf_Die* cudie, Unit& u) {
+    struct Range {
+      uint64_t lo, hi;
+      int32_t scope;
+    };
+    std::vector<Range> ranges;
+    walk(cudie, -1, 0, u, [&](uint64_t lo, uint64_t hi, int32_t scope) {
+      ranges.push_back(Range{lo, hi, scope});
+    });
+    std::map<uint64_t, int32_t> paint;  // segment start -> scope
+    for (const Range& r : ranges) {
+      auto after = paint.upper_bound(r.hi);
+      int32_t tail = after == paint.begin() ? -1 : std::prev(after)->second;
+      auto first = paint.lower_bound(r.lo);
+      auto last = paint.lower_bound(r.hi);
+      bool hi_exists = last != paint.end() && last->first == r.hi;
+      paint.erase(first, last);
+      paint[r.lo] = r.scope;
+      if (!hi_exists) paint[r.hi] = tail;
+    }
+    u.segments.reserve(paint.size());
+    for (const auto& [lo, scope] : paint) u.segments.push_back(Segment{lo, scope});
+  }
+
+  template <typename Emit>
+  void walk(Dwarf_Die* parent, int32_t parent_scope, int depth, Unit& u, Emit&& emit) {
+    if (depth > kMaxDepth) return;
+    Dwarf_Die child;
+    if (::dwarf_child(parent, &child) != 0) return;
+    do {
+      int tag = ::dwarf_tag(&child);
+      switch (tag) {
+        case DW_TAG_subprogram:
+        case DW_TAG_inlined_subroutine:
+        case DW_TAG_entry_point: {
+          Dwarf_Addr base = 0;
+          Dwarf_Addr lo = 0;
+          Dwarf_Addr hi = 0;
+          ptrdiff_t off = 0;
+          int32_t scope = -1;
+          while ((off = ::dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+            if (lo >= hi) continue;
+            if (scope < 0) {
+              scope = static_cast<int32_t>(u.scopes.size());
+              Scope s;
+              s.die = ::dwarf_dieoffset(&child);
+              s.parent = parent_scope;
+              s.inlined = tag == DW_TAG_inlined_subroutine;
+              if (s.inlined) {
+                Dwarf_Attribute attr;
+                Dwarf_Word v = 0;
+                if (::dwarf_formudata(::dwarf_attr(&child, DW_AT_call_file, &attr), &v) == 0 &&
+                    v < u.files.size()) {
+                  s.call_file = static_cast<uint32_t>(v);
+                }
+                if (::dwarf_formudata(::dwarf_attr(&child, DW_AT_call_line, &attr), &v) == 0) {
+                  s.call_line = static_cast<uint32_t>(v);
+                }
+              }
+              u.scopes.push_back(s);
+            }
+            emit(lo, hi, scope);
+          }
+          // Without code (declarations, abstract instances) nothing below has any.
+          if (scope >= 0 && ::dwarf_haschildren(&child) > 0) {
+            walk(&child, scope, depth + 1, u, emit);
+          }
+          break;
+        }
+        case DW_TAG_lexical_block:
+        case DW_TAG_try_block:
+        case DW_TAG_catch_block:
+        case DW_TAG_namespace:
+        case DW_TAG_module:
+        case DW_TAG_class_type:
+        case DW_TAG_structure_type:
+        case DW_TAG_union_type:
+          if (::dwarf_haschildren(&child) > 0) walk(&child, parent_scope, depth + 1, u, emit);
+          break;
+        default:
+          break;
+      }
+    } while (::dwarf_siblingof(&child, &child) == 0);
+  }
+
+  static const LineRange* rowAt(const Unit& u, uint64_t pc) {
+    auto it = std::upper_bound(u.lines.begin(), u.lines.end(), pc,
+                               [](uint64_t a, const LineRange& r) { return a < r.lo; });
+    if (it == u.lines.begin()) return nullptr;
+    --it;
+    return pc < it->hi ? &*it : nullptr;
+  }
+
+  static int32_t scopeAt(const Unit& u, uint64_t pc) {
+    auto it = std::upper_bound(u.segments.begin(), u.segments.end(), pc,
+                               [](uint64_t a, const Segment& s) { return a < s.lo; });
+    if (it == u.segments.begin()) return -1;
+    return std::prev(it)->scope;
+  }
+
+  static std::string_view fileOf(const Unit& u, uint32_t index) {
+    return index < u.files.size() ? u.files[index] : std::string_view();
+  }
+
+  bool frames(uint64_t pc, std::vector<Frame>& out) {
+    out.clear();
+    Unit* u = unitFor(pc);
+    if (u == nullptr) return false;
+    const LineRange* row = rowAt(*u, pc);
+    int32_t s = scopeAt(*u, pc);
+    if (row == nullptr && s < 0) return false;
+    Frame inner;
+    if (row != nullptr) {
+      inner.file = fileOf(*u, row->file);
+      inner.line = row->line;
+      inner.discriminator = row->discriminator;
+    }
+    if (s < 0) {
+      out.push_back(inner);
+      return true;
+    }
+    inner.die = u->scopes[s].die;
+    inner.inlined = u->scopes[s].inlined;
+    out.push_back(inner);
+    for (int guard = 0; u->scopes[s].inlined && u->scopes[s].parent >= 0 && guard < kMaxDepth;
+         ++guard) {
+      const Scope& child = u->scopes[s];
+      s = child.parent;
+      Frame f;
+      f.die = u->scopes[s].die;
+      f.inlined = u->scopes[s].inlined;
+      f.file = fileOf(*u, child.call_file);
+      f.line = child.call_line;
+      out.push_back(f);
+    }
+    return true;
+  }
+
+  const FunctionInfo& function(uint64_t die_offset) {
+    auto [it, inserted] = functions.try_emplace(die_offset);
+    if (!inserted || dwarf == nullptr) return it->second;
+    FunctionInfo& info = it->second;
+    Dwarf_Die die;
+    if (::dwarf_offdie(dwarf, die_offset, &die) == nullptr) return info;
+    const char* linkage = attrString(&die, DW_AT_linkage_name);
+    if (linkage == nullptr) linkage = attrString(&die, DW_AT_MIPS_linkage_name);
+    if (linkage != nullptr) info.linkage_name = intern(linkage);
+    if (const char* name = attrString(&die, DW_AT_name); name != nullptr) info.name = intern(name);
+    int line = 0;
+    const char* file = ::dwarf_decl_file(&die);
+    if (file != nullptr && ::dwarf_decl_line(&die, &line) == 0 && line > 0) {
+      Dwarf_Die cudie;
+      std::string path =
+          ::dwarf_diecu(&die, &cudie, nullptr, nullptr) != nullptr ? absolute(&cudie, file) : file;
+      info.decl_file = intern(std::move(path));
+      info.decl_line = static_cast<uint32_t>(line);
+    }
+    Dwarf_Addr base = 0;
+    Dwarf_Addr lo = 0;
+    Dwarf_Addr hi = 0;
+    if (::dwarf_ranges(&die, 0, &base, &lo, &hi) > 0) info.low_pc = lo;
+    return info;
+  }
+};
+
+DwarfIndex::DwarfIndex(const ElfFile& elf) : DwarfIndex(elf.elf()) {}
+
+DwarfIndex::DwarfIndex(Elf* elf) : impl_(std::make_unique<Impl>()) {
+  // A file without DWARF makes dwarf_begin_elf fail; that only means "no lines".
+  if (elf != nullptr) impl_->dwarf = ::dwarf_begin_elf(elf, DWARF_C_READ, nullptr);
+}
+DwarfIndex::DwarfIndex(DwarfIndex&&) noexcept = default;
+DwarfIndex& DwarfIndex::operator=(DwarfIndex&&) noexcept = default;
+DwarfIndex::~DwarfIndex() = default;
+
+bool DwarfIndex::hasDebugInfo() const {
+  return impl_ && impl_->dwarf != nullptr;
+}
+
+bool DwarfIndex::frames(Svma pc, std::vector<Frame>& out) {
+  out.clear();
+  return hasDebugInfo() && impl_->frames(pc.v, out);
+}
+
+const FunctionInfo& DwarfIndex::function(uint64_t die) {
+  return impl_->function(die);
+}
+
+std::optional<SourceLine> DwarfIndex::lookup(Svma pc) {
+  if (!hasDebugInfo()) return std::nullopt;
+  Unit* u = impl_->unitFor(pc.v);
+  if (u == nullptr) return std::nullopt;
+  const LineRange* row = Impl::rowAt(*u, pc.v);
+  if (row == nullptr || row->file == kNoFile) return std::nullopt;
+  return SourceLine{std::string(Impl::fileOf(*u, row->file)), row->line};
+}
+
+std::optional<SourceLine> DwarfIndex::declaration(Svma function_start) {
+  if (!hasDebugInfo()) return std::nullopt;
+  std::vector<Frame> fr;
+  if (impl_->frames(function_start.v, fr) && fr.back().die != 0) {
+    const FunctionInfo& info = impl_->function(fr.back().die);
+    if (!info.decl_file.empty()) return SourceLine{std::string(info.decl_file), info.decl_line};
+  }
+  return lookup(function_start);
+}
+
+uint32_t DwarfIndex::startLine(Svma function_start) {
+  auto d = declaration(function_start);
+  return d ? d->line : 0;
+}
+
+}  // namespace strobe::symbolize

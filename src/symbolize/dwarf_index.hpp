@@ -1,0 +1,103 @@
+// DwarfIndex: source lines and inline chains of addresses in one ELF file,
+// from its DWARF (4 or 5), through strobe-owned per-unit indexes.
+//
+// libdw parses; this class owns the lookup structures. Per compile unit,
+// built once on the first address that falls in it:
+//   - the line table as sorted, non-overlapping address ranges (one row per
+//     range; of several rows at one address the last wins, as in binutils);
+//   - the code of subprograms and inlined subroutines (DW_AT_low_pc/high_pc,
+//     high_pc as an offset, or DW_AT_ranges) painted into sorted,
+//     non-overlapping segments, each naming its innermost scope, so a lookup
+//     is two binary searches and a walk up the scope's parents.
+// Names are resolved lazily per DIE (DW_AT_linkage_name, else DW_AT_name,
+// through DW_AT_abstract_origin / DW_AT_specification, across units with
+// DW_FORM_ref_addr) and memoized.
+//
+// Owns: the Dwarf handle (dwarf_end on destruction), the unit indexes and the
+// interned strings that FunctionInfo and Frame views point into.
+// Borrows: the ElfFile's Elf*; a DwarfIndex must not outlive that ElfFile.
+// A file without debug information is not an error: lookups find nothing and
+// hasDebugInfo() is false. Malformed DWARF yields fewer frames, never a crash.
+// File names are as the line table gives them, made absolute with the unit's
+// DW_AT_comp_dir when relative (as addr2line prints them).
+// Thread safety: none (indexes are built lazily); one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/types.hpp"
+
+struct Elf;
+
+namespace strobe::symbolize {
+
+class ElfFile;
+
+struct SourceLine {
+  std::string file;
+  uint32_t line = 0;  // 0: the compiler attributed the address to no line
+};
+
+// One level of an inline chain. Views point into the DwarfIndex.
+struct Frame {
+  uint64_t die = 0;  // DIE offset of the concrete subprogram / inlined
+                     // subroutine; 0 when no function DIE covers the address
+  bool inlined = false;
+  std::string_view file;       // "" when unknown
+  uint32_t line = 0;           // 0 when unknown
+  uint32_t discriminator = 0;  // innermost frame only (line table), else 0
+};
+
+// A function DIE's names and declaration. Views point into the DwarfIndex.
+struct FunctionInfo {
+  std::string_view linkage_name;  // DW_AT_linkage_name (mangled), "" when absent
+  std::string_view name;          // DW_AT_name, "" when absent
+  std::string_view decl_file;     // "" when unknown
+  uint32_t decl_line = 0;
+  uint64_t low_pc = 0;  // the first address of its first range (0 when none)
+  // linkage_name if present, else name.
+  [[nodiscard]] std::string_view best() const { return linkage_name.empty() ? name : linkage_name; }
+};
+
+class DwarfIndex {
+ public:
+  explicit DwarfIndex(const ElfFile& elf);
+  // Reads DWARF from `elf` (a separate debug file); the handle is borrowed.
+  explicit DwarfIndex(Elf* elf);
+  DwarfIndex(DwarfIndex&&) noexcept;
+  DwarfIndex& operator=(DwarfIndex&&) noexcept;
+  ~DwarfIndex();
+
+  [[nodiscard]] bool hasDebugInfo() const;
+
+  // The frames at `pc`, innermost first: the innermost's line is the line
+  // table row, each outer frame's line is the call site of the frame inside
+  // it; the last frame is the real (outermost) function. Appends to `out`
+  // (cleared first); returns false when DWARF knows nothing about pc (no
+  // unit, or neither a line row nor a function covers it). When only the
+  // line table covers pc, one frame with die == 0 is returned.
+  bool frames(Svma pc, std::vector<Frame>& out);
+
+  // Names and declaration of the function DIE at `die` (from a Frame).
+  const FunctionInfo& function(uint64_t die);
+
+  // The line-table row covering `pc` (the innermost line), or nullopt.
+  [[nodiscard]] std::optional<SourceLine> lookup(Svma pc);
+  // Where the function covering `function_start` is declared: the
+  // outermost function's DW_AT_decl_file / DW_AT_decl_line, or else the
+  // line-table row at its first instruction; nullopt when DWARF knows neither.
+  [[nodiscard]] std::optional<SourceLine> declaration(Svma function_start);
+  // declaration(function_start)'s line, 0 when unknown.
+  [[nodiscard]] uint32_t startLine(Svma function_start);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace strobe::symbolize
