@@ -25,6 +25,9 @@ struct ReportArgs {
   std::vector<int32_t> tids;
   std::vector<std::string> threads;
   bool no_inline = false;
+  bool tree = false;
+  bool per_thread = false;
+  std::string callers, callees;
 };
 
 Result<model::GroupBy> parseGroupBy(const std::string& by) {
@@ -47,6 +50,10 @@ int runReport(const ReportArgs& a) {
   opt.top = a.top;
   opt.source = a.file;
   opt.no_inline = a.no_inline;
+  opt.tree = a.tree;
+  opt.per_thread = a.per_thread;
+  opt.callers = a.callers;
+  opt.callees = a.callees;
   if (a.threshold >= 0) opt.threshold_pct = a.threshold;
   auto by = parseGroupBy(a.by);
   if (!by) return fail(by.error());
@@ -125,6 +132,11 @@ Runner addReportCommand(CLI::App& app) {
   sub->add_option("--tid", args->tids, "Only these threads (repeatable)");
   sub->add_option("--thread", args->threads, "Only threads whose name matches (glob; repeatable)");
   sub->add_flag("--no-inline", args->no_inline, "Fold inlined functions into their caller");
+  sub->add_flag("--tree", args->tree, "text: the top-down call tree (TOTAL%, SELF%)");
+  sub->add_option("--callers", args->callers, "text: who calls this function, with shares");
+  sub->add_option("--callees", args->callees, "text: what this function calls, with shares");
+  sub->add_flag("--per-thread", args->per_thread,
+                "folded, flamegraph: root stacks at their thread");
   return [args] { return runReport(*args); };
 }
 

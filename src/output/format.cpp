@@ -3,6 +3,10 @@
 #include <array>
 #include <utility>
 
+#include "model/callers.hpp"
+#include "output/flamegraph_writer.hpp"
+#include "output/folded_writer.hpp"
+#include "output/json_writers.hpp"
 #include "output/pprof_writer.hpp"
 #include "output/text_report.hpp"
 
@@ -64,21 +68,59 @@ Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, 
     return writeFormat(filtered, f, rest, out);
   }
   Status st;
+  TableOptions table;
+  table.by = opt.by;
+  table.no_inline = opt.no_inline;
+  table.top = opt.top;
+  table.threshold_pct = opt.threshold_pct.value_or(0);
+  table.source = opt.source;
   switch (f) {
     case Format::kText: {
+      for (const std::string* func : {&opt.callers, &opt.callees}) {
+        if (!func->empty() && !model::neighbors(p, *func, false, opt.no_inline)) {
+          return makeError("no function matches '" + *func + "'",
+                           "see the function names in 'strobe report FILE --top 0'",
+                           ErrorKind::kUsage);
+        }
+      }
       TextOptions t;
       t.by = opt.by;
       t.top = opt.top == 0 ? SIZE_MAX : opt.top;
       t.header = opt.header;
+      t.no_inline = opt.no_inline;
+      t.tree = opt.tree;
+      t.threshold_pct = opt.threshold_pct.value_or(opt.tree ? 0.5 : 0.0);
+      t.callers = opt.callers;
+      t.callees = opt.callees;
       writeTextReport(p, t, opt.source, out);
+      break;
+    }
+    case Format::kFolded:
+      st = writeFolded(p, FoldedOptions{opt.no_inline, opt.per_thread}, out);
+      break;
+    case Format::kFlamegraph: {
+      FlamegraphOptions fg;
+      fg.no_inline = opt.no_inline;
+      fg.per_thread = opt.per_thread;
+      if (!opt.source.empty()) fg.title = "CPU flame graph: " + opt.source;
+      st = writeFlamegraph(p, fg, out);
       break;
     }
     case Format::kPprof:
       st = writePprof(p, PprofOptions{opt.no_inline}, out);
       break;
-    default:
-      return makeError("the " + std::string(formatName(f)) + " format is not available yet",
-                       "use --format text or --format pprof", ErrorKind::kUnsupported);
+    case Format::kSpeedscope:
+      st = writeSpeedscope(p, opt.no_inline, opt.source.empty() ? "strobe" : opt.source, out);
+      break;
+    case Format::kChrome:
+      st = writeChromeTrace(p, opt.no_inline, out);
+      break;
+    case Format::kJson:
+      st = writeJsonTable(p, table, out);
+      break;
+    case Format::kCsv:
+      st = writeCsvTable(p, table, out);
+      break;
   }
   if (!st) return st;
   if (std::fflush(out) != 0 || std::ferror(out)) {

@@ -25,11 +25,11 @@ std::string fitName(const std::string& name, size_t width) {
   return name.substr(0, width - 3) + "...";
 }
 
-double pct(uint64_t part, uint64_t whole) {
+}  // namespace
+
+double sharePct(uint64_t part, uint64_t whole) {
   return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
 }
-
-}  // namespace
 
 std::string formatDuration(uint64_t ns) {
   if (ns >= 1'000'000'000ULL) return fmt::format("{:.2f} s", static_cast<double>(ns) / 1e9);
@@ -62,18 +62,30 @@ std::string formatCommand(const std::vector<std::string>& argv) {
 
 void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* out) {
   const model::Totals t = model::totals(p);
-  std::vector<model::TopRow> rows = model::topTable(p, opt.by);
+  std::vector<model::TopRow> rows = model::topTable(p, opt.by, opt.no_inline);
+  if (opt.threshold_pct > 0) {
+    std::erase_if(rows, [&](const model::TopRow& r) {
+      return sharePct(r.total, t.weight) < opt.threshold_pct;
+    });
+  }
   if (rows.size() > opt.top) rows.resize(opt.top);
 
-  size_t width = 8;  // strlen("FUNCTION")
+  const char* heading = "FUNCTION";
+  if (opt.by == model::GroupBy::kFile) heading = "FILE";
+  if (opt.by == model::GroupBy::kModule) heading = "MODULE";
+  if (opt.by == model::GroupBy::kThread) heading = "THREAD";
+  size_t width = std::string_view(heading).size();
   for (const auto& r : rows) width = std::max(width, std::min(r.function.size(), kMaxNameWidth));
 
-  fmt::print(out, "{:>6}  {:>6}  {:>9}  {:<{}}  {}\n", "SELF%", "TOTAL%", "SELF-TIME", "FUNCTION",
-             width, "LOCATION");
+  fmt::print(out, "{:>6}  {:>6}  {:>9}  {:<{}}  {}\n", "SELF%", "TOTAL%", "SELF-TIME", heading,
+             width, opt.by == model::GroupBy::kThread ? "SAMPLES" : "LOCATION");
   for (const auto& r : rows) {
-    fmt::print(out, "{:>5.1f}%  {:>5.1f}%  {:>9}  {:<{}}  {}\n", pct(r.self, t.weight),
-               pct(r.total, t.weight), formatDuration(r.self), fitName(r.function, width), width,
-               locationOf(r));
+    fmt::print(
+        out, "{:>5.1f}%  {:>5.1f}%  {:>9}  {:<{}}  {}\n", sharePct(r.self, t.weight),
+        sharePct(r.total, t.weight), formatDuration(r.self), fitName(r.function, width), width,
+        opt.by == model::GroupBy::kThread ? std::to_string(r.self_samples)
+        : opt.by == model::GroupBy::kFile || opt.by == model::GroupBy::kModule ? std::string()
+                                                                               : locationOf(r));
   }
   if (rows.empty()) fmt::print(out, "(no samples)\n");
 }
@@ -92,6 +104,16 @@ void writeTextReport(const model::Profile& p, const TextOptions& opt, const std:
     fmt::print(out, "samples:   {} ({} lost)   event: {} at {} Hz   rate: {:.0f} per CPU-second\n",
                t.samples, m.lost_samples, m.event, m.frequency, rate);
     fmt::print(out, "\n");
+  }
+  if (!opt.callers.empty() || !opt.callees.empty()) {
+    if (!opt.callers.empty()) writeCallers(p, opt, opt.callers, false, out);
+    if (!opt.callers.empty() && !opt.callees.empty()) fmt::print(out, "\n");
+    if (!opt.callees.empty()) writeCallers(p, opt, opt.callees, true, out);
+    return;
+  }
+  if (opt.tree) {
+    writeCallTree(p, opt, out);
+    return;
   }
   writeTopTable(p, opt, out);
 }

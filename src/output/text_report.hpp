@@ -1,5 +1,7 @@
 // The text report: a header (command, duration, samples, lost, rate) and a
-// table SELF% TOTAL% SELF-TIME FUNCTION LOCATION sorted by self time.
+// table SELF% TOTAL% SELF-TIME FUNCTION LOCATION sorted by self time (or by
+// line, file, module or thread); or the top-down call tree (--tree); or the
+// callers / callees of a function with their shares.
 // Reads only the model; writes to the given FILE*. Thread safety: none
 // needed (pure over a const Profile).
 #pragma once
@@ -16,6 +18,11 @@ struct TextOptions {
   model::GroupBy by = model::GroupBy::kFunction;
   size_t top = 20;
   bool header = true;
+  bool no_inline = false;    // fold inlined frames into their caller
+  double threshold_pct = 0;  // hide rows / tree nodes below this total share
+  bool tree = false;         // the call tree instead of the table
+  std::string callers;       // the callers of this function instead
+  std::string callees;       // the callees of this function instead
 };
 
 // Writes the whole report. `source` names the recording in the header.
@@ -24,6 +31,18 @@ void writeTextReport(const model::Profile& p, const TextOptions& opt, const std:
 
 // Only the table (used by `record`'s summary too).
 void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* out);
+
+// The top-down call tree: TOTAL% SELF% TOTAL-TIME, indented names, nodes
+// below opt.threshold_pct left out (by thread: one tree per thread).
+void writeCallTree(const model::Profile& p, const TextOptions& opt, std::FILE* out);
+
+// Who calls / what is called by the functions named `func` (see
+// model::neighbors). Returns false (and writes nothing) when none matches.
+bool writeCallers(const model::Profile& p, const TextOptions& opt, const std::string& func,
+                  bool callees, std::FILE* out);
+
+// 100 * part / whole (0 when whole is 0).
+double sharePct(uint64_t part, uint64_t whole);
 
 // "1.23 s", "45.6 ms", "789 us": a duration for people.
 std::string formatDuration(uint64_t ns);

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Real-consumer test of the pprof writer: builds Google's pprof from Debian's
+# packaged sources (golang-go, golang-github-google-pprof-dev; GOPATH mode,
+# no network), caches it in the build folder, then checks that
+#   1. `pprof -top` agrees with `strobe report` within 0.5 percentage points
+#      (flat% vs SELF%, cum% vs TOTAL%) for the top functions;
+#   2. `pprof -raw` shows the inline chain helper <- compute as two lines of
+#      one location;
+#   3. `pprof -tags` sees the thread label.
+# Usage: pprof_check.sh BUILD_DIR
+set -euo pipefail
+
+build=$1
+strobe=$build/strobe
+synth=$build/strobe-synth
+tools=$build/tools
+work=$build/tests/consumers/pprof
+mkdir -p "$tools" "$work"
+
+pprof=$tools/pprof
+if [ ! -x "$pprof" ]; then
+  src=/usr/share/gocode/src/github.com/google/pprof
+  if ! command -v go >/dev/null || [ ! -d "$src" ]; then
+    echo "FAIL: Go or pprof's sources are missing" >&2
+    echo "  hint: scripts/deps.sh test installs golang-go and golang-github-google-pprof-dev" >&2
+    exit 1
+  fi
+  echo "building pprof from $src"
+  GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOPROXY=off \
+    GOCACHE="$tools/gocache" go build -o "$pprof.tmp" github.com/google/pprof
+  mv "$pprof.tmp" "$pprof"
+fi
+
+"$synth" "$work/synth.db" 30000
+"$strobe" report "$work/synth.db" --top 0 > "$work/strobe.txt"
+"$strobe" report "$work/synth.db" -o "$work/synth.pb.gz"
+"$pprof" -top -symbolize=none "$work/synth.pb.gz" > "$work/top.txt" 2>&1
+"$pprof" -raw -symbolize=none "$work/synth.pb.gz" > "$work/raw.txt" 2>&1
+"$pprof" -tags -symbolize=none "$work/synth.pb.gz" > "$work/tags.txt" 2>&1
+
+fail=0
+# strobe: " 50.0%   50.0%    15.02 s  NAME   LOCATION" -> NAME self total
+# pprof:  "15.02s 50.00% 50.00%     15.02s 50.00%  NAME [(inline)]"
+compare() {
+  local name=$1
+  local s p
+  s=$(awk -v n="$name" 'index($0, "  " n "  ") { gsub("%", "", $1); gsub("%", "", $2); print $1, $2; exit }' "$work/strobe.txt")
+  p=$(awk -v n="$name" '{ line = $0; sub(/ \(inline\)$/, "", line) }
+        substr(line, length(line) - length(n) + 1) == n && $2 ~ /%$/ {
+          gsub("%", "", $2); gsub("%", "", $5); print $2, $5; exit }' "$work/top.txt")
+  if [ -z "$s" ] || [ -z "$p" ]; then
+    echo "FAIL: $name: strobe '$s' pprof '$p'"
+    fail=1
+    return
+  fi
+  if ! awk -v s="$s" -v p="$p" 'BEGIN { split(s, a, " "); split(p, b, " ");
+        d1 = a[1] - b[1]; d2 = a[2] - b[2]; if (d1 < 0) d1 = -d1; if (d2 < 0) d2 = -d2;
+        exit !(d1 <= 0.5 && d2 <= 0.5) }'; then
+    echo "FAIL: $name: strobe self/total $s, pprof flat/cum $p (more than 0.5 pp apart)"
+    fail=1
+  else
+    echo "ok: $name: strobe $s, pprof $p"
+  fi
+}
+for f in 'synth::hot_loop()' 'synth::helper(int)' 'synth::compute(int)' 'worker_main(void*)' 'main' \
+  '<script>alert(1)</script>&"'"'"; do
+  compare "$f"
+done
+
+# An inline chain: a location line with helper, the next line compute.
+if ! awk '/synth::helper\(int\)/ { getline nxt; if (nxt ~ /^ +synth::compute\(int\) .*compute.cpp:27/) found = 1 }
+          END { exit !found }' "$work/raw.txt"; then
+  echo "FAIL: pprof -raw shows no helper <- compute inline chain"; fail=1
+else
+  echo "ok: pprof -raw shows the inline chain"
+fi
+for t in main worker-1 worker-2; do
+  if ! grep -q "$t" "$work/tags.txt"; then echo "FAIL: thread $t not in pprof -tags"; fail=1; fi
+done
+if [ $fail -ne 0 ]; then
+  echo "--- pprof -top"; cat "$work/top.txt"; echo "--- strobe report"; cat "$work/strobe.txt"
+  exit 1
+fi
+echo "pprof agrees with strobe"

@@ -1,0 +1,123 @@
+#include "synth_profile.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace strobe::test {
+
+model::Profile synthProfile(size_t samples, bool wide) {
+  using namespace strobe::model;
+  Profile p;
+  Meta& m = p.meta();
+  m.command = {"/opt/synth/bin/synth", "--work", "1"};
+  m.pid = 1000;
+  m.frequency = 999;
+  m.event = "cpu-clock";
+  m.call_graph = "fp";
+  m.start_realtime_ns = 1'700'000'000'000'000'000ULL;
+  m.start_monotonic_ns = 5'000'000'000ULL;
+  m.hostname = "synth";
+  m.strobe_version = "synthetic";
+
+  ModuleId app = p.internModule("/opt/synth/bin/synth", "0123456789abcdef0123456789abcdef01234567");
+  ModuleId libc = p.internModule("/usr/lib/x86_64-linux-gnu/libc.so.6", "");
+  FunctionId f_main = p.internFunction("main", "main", "/src/synth/main.cpp", 10);
+  FunctionId f_worker =
+      p.internFunction("worker_main(void*)", "_Z11worker_mainPv", "/src/synth/main.cpp", 30);
+  FunctionId f_compute =
+      p.internFunction("synth::compute(int)", "_ZN5synth7computeEi", "/src/synth/compute.cpp", 20);
+  FunctionId f_hot =
+      p.internFunction("synth::hot_loop()", "_ZN5synth8hot_loopEv", "/src/synth/compute.cpp", 40);
+  FunctionId f_helper =
+      p.internFunction("synth::helper(int)", "_ZN5synth6helperEi", "/src/synth/helper.hpp", 5);
+  FunctionId f_hostile = p.internFunction(kHostileName, "hostile", "/src/synth/<odd>&\"'.cpp", 1);
+
+  uint64_t next_offset = 0x1000;
+  auto loc = [&](ModuleId mod, std::vector<Line> lines) {
+    uint64_t off = next_offset;
+    next_offset += 0x10;
+    LocationId l = p.internLocation(mod, off, 0x555555554000 + off);
+    p.mutableLocations()[l].lines = std::move(lines);
+    return l;
+  };
+  LocationId l_main = loc(app, {{f_main, 12}});
+  LocationId l_worker = loc(app, {{f_worker, 33}});
+  LocationId l_compute = loc(app, {{f_compute, 25}});
+  LocationId l_compute_self = loc(app, {{f_compute, 26}});
+  LocationId l_hot = loc(app, {{f_hot, 42}});
+  LocationId l_inl = loc(app, {{f_helper, 7}, {f_compute, 27}});
+  LocationId l_hostile = loc(app, {{f_hostile, 2}});
+  LocationId l_libc = p.internLocation(libc, 0x9a0f0, 0x7ffff7c9a0f0);
+
+  std::vector<StackId> roots;  // per thread: main or worker_main
+  p.setThread({1000, 1000, "main"});
+  p.setThread({1001, 1000, "worker-1"});
+  p.setThread({1002, 1000, "worker-2"});
+  StackId s_main = p.internStack(kNone, l_main);
+  StackId s_worker = p.internStack(kNone, l_worker);
+  // Stacks below compute, by share (out of 20 slots of 5% each).
+  auto below = [&](StackId root) {
+    StackId c = p.internStack(root, l_compute);
+    std::vector<StackId> v;
+    for (int i = 0; i < 10; ++i) v.push_back(p.internStack(c, l_hot));
+    for (int i = 0; i < 4; ++i) v.push_back(p.internStack(root, l_inl));
+    for (int i = 0; i < 2; ++i) v.push_back(p.internStack(root, l_compute_self));
+    v.push_back(p.internStack(c, l_hostile));
+    v.push_back(p.internStack(c, l_libc));
+    v.push_back(root);
+    v.push_back(root);
+    return v;
+  };
+  std::vector<StackId> main_stacks = below(s_main);
+  std::vector<StackId> worker_stacks = below(s_worker);
+  // main's own two slots are worker_main's in the share table: keep main a
+  // caller only by giving its thread worker-like roots too.
+  main_stacks[18] = s_worker;
+  main_stacks[19] = s_worker;
+
+  // Generated functions for wide profiles.
+  std::vector<LocationId> wide_locs;
+  if (wide) {
+    for (int i = 0; i < 2000; ++i) {
+      std::string name = "synth::gen::fn_" + std::to_string(i) + "(int)";
+      FunctionId f = p.internFunction(name, "_ZN5synth3gen3fn_" + std::to_string(i) + "Ei",
+                                      "/src/synth/gen_" + std::to_string(i % 50) + ".cpp",
+                                      static_cast<uint32_t>(i));
+      wide_locs.push_back(loc(app, {{f, static_cast<uint32_t>(i + 3)}}));
+    }
+  }
+
+  uint64_t rng = 0x9E3779B97F4A7C15ULL;
+  auto next = [&] {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+  };
+  const uint64_t period = 1'001'001;  // ns at 999 Hz
+  uint64_t t = 0;
+  for (size_t i = 0; i < samples; ++i) {
+    auto tid = static_cast<int32_t>(1000 + i % 3);
+    StackId s;
+    if (wide && i % 2 == 1) {
+      // A random walk through the generated functions, 1..32 deep.
+      s = tid == 1000 ? s_main : s_worker;
+      uint64_t depth = 1 + next() % 32;
+      uint64_t at = next() % wide_locs.size();
+      for (uint64_t d = 0; d < depth; ++d) {
+        s = p.internStack(s, wide_locs[at]);
+        at = (at * 7 + 1 + next() % 3) % wide_locs.size();
+      }
+    } else {
+      const std::vector<StackId>& v = tid == 1000 ? main_stacks : worker_stacks;
+      s = v[(i / 3) % 20];
+    }
+    t += period / 3;
+    p.addSample({t, tid, static_cast<uint32_t>(i % 2), s, period});
+  }
+  m.duration_ns = t + period;
+  return p;
+}
+
+}  // namespace strobe::test

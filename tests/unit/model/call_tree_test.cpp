@@ -1,0 +1,110 @@
+#include "model/call_tree.hpp"
+
+#include <gtest/gtest.h>
+
+#include "model/callers.hpp"
+#include "model/filter.hpp"
+#include "sample_profile.hpp"
+
+namespace strobe::model {
+namespace {
+
+const uint64_t ms = 1'000'000;
+
+TEST(CallTree, ChildrenNeverExceedTheirParent) {
+  Profile p = test::sampleProfile();
+  for (bool fold : {false, true}) {
+    for (bool by_thread : {false, true}) {
+      CallTree t = CallTree::build(p, {fold, by_thread});
+      EXPECT_EQ(t.root().total_weight, 100 * ms);
+      for (const CallNode& n : t.nodes()) {
+        uint64_t sum = n.self_weight;
+        for (uint32_t c : n.children) {
+          EXPECT_LE(t.node(c).total_weight, n.total_weight);
+          sum += t.node(c).total_weight;
+        }
+        EXPECT_EQ(sum, n.total_weight);
+      }
+    }
+  }
+}
+
+TEST(CallTree, InlinedFramesAreNodesUnlessFolded) {
+  Profile p = test::sampleProfile();
+  CallTree t = CallTree::build(p, {false, false});
+  bool found = false;
+  for (uint32_t id = 0; id < t.nodes().size(); ++id) {
+    if (t.name(p, id) != "app::helper(int)") continue;
+    found = true;
+    EXPECT_TRUE(t.node(id).frame.inlined);
+    EXPECT_EQ(t.name(p, t.node(id).parent), "app::compute(int)");
+    EXPECT_EQ(t.node(id).self_weight, 25 * ms);
+  }
+  EXPECT_TRUE(found);
+  CallTree folded = CallTree::build(p, {true, false});
+  for (uint32_t id = 0; id < folded.nodes().size(); ++id) {
+    EXPECT_NE(folded.name(p, id), "app::helper(int)");
+  }
+}
+
+TEST(CallTree, ByThreadRootsAtThreads) {
+  Profile p = test::sampleProfile();
+  CallTree t = CallTree::build(p, {false, true});
+  ASSERT_EQ(t.root().children.size(), 2u);
+  EXPECT_EQ(t.name(p, t.root().children[0]), "app (100)");
+  EXPECT_EQ(t.node(t.root().children[0]).total_weight, 54 * ms);
+  EXPECT_EQ(t.name(p, t.root().children[1]), "worker-1 (101)");
+}
+
+TEST(Filter, TimeWindowTidsAndThreadGlobs) {
+  Profile p = test::sampleProfile();
+  SampleFilter f;
+  f.since_ns = 10 * ms;  // samples are at 1 ms, 2 ms, ...
+  f.until_ns = 20 * ms;
+  EXPECT_EQ(filterSamples(p, f).samples().size(), 10u);
+  SampleFilter t;
+  t.tids = {101};
+  EXPECT_EQ(filterSamples(p, t).samples().size(), 46u);
+  SampleFilter g;
+  g.threads = {"work*"};
+  EXPECT_EQ(filterSamples(p, g).samples().size(), 46u);
+  g.threads = {"nomatch"};
+  EXPECT_EQ(filterSamples(p, g).samples().size(), 0u);
+}
+
+TEST(Filter, ParseDuration) {
+  EXPECT_EQ(*parseDuration("1.5s"), 1'500'000'000u);
+  EXPECT_EQ(*parseDuration("250ms"), 250'000'000u);
+  EXPECT_EQ(*parseDuration("2m"), 120'000'000'000u);
+  EXPECT_EQ(*parseDuration("10"), 10'000'000'000u);
+  EXPECT_EQ(*parseDuration("30us"), 30'000u);
+  auto bad = parseDuration("soon");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "invalid duration 'soon'");
+  EXPECT_FALSE(parseDuration("-1s").ok());
+  EXPECT_FALSE(parseDuration("1parsec").ok());
+}
+
+TEST(Callers, SharesOfCallersAndCallees) {
+  Profile p = test::sampleProfile();
+  auto callers = neighbors(p, "app::hot_loop()", false, false);
+  ASSERT_TRUE(callers);
+  EXPECT_EQ(callers->weight, 60 * ms);
+  ASSERT_EQ(callers->rows.size(), 1u);
+  EXPECT_EQ(callers->rows[0].name, "app::compute(int)");
+  EXPECT_EQ(callers->rows[0].weight, 60 * ms);
+
+  auto callees = neighbors(p, "compute", true, false);  // a substring
+  ASSERT_TRUE(callees);
+  EXPECT_EQ(callees->matched, std::vector<std::string>{"app::compute(int)"});
+  EXPECT_EQ(callees->weight, 99 * ms);
+  uint64_t sum = 0;
+  for (const auto& r : callees->rows) sum += r.weight;
+  EXPECT_EQ(sum, 99 * ms) << "each sample credits one callee";
+  EXPECT_EQ(callees->rows[0].name, "app::hot_loop()");
+
+  EXPECT_FALSE(neighbors(p, "no_such_function", false, false));
+}
+
+}  // namespace
+}  // namespace strobe::model
