@@ -9,14 +9,14 @@ what=${1:-test}
 build_pkgs=(
   build-essential cmake ninja-build pkg-config
   libelf-dev libdw-dev libsqlite3-dev libfmt-dev libcli11-dev zlib1g-dev libiberty-dev
-  libprotozero-dev rapidjson-dev
+  libprotozero-dev rapidjson-dev libcpp-httplib-dev
   googletest libgtest-dev libgmock-dev binutils
 )
 # What only the test run needs: real consumers of the outputs (Google's
 # pprof built from Debian's sources, Chromium, xmllint).
 test_pkgs=(
   libxml2-utils golang-go golang-github-google-pprof-dev chromium nodejs)
-bench_pkgs=(linux-perf hyperfine elfutils llvm)
+bench_pkgs=(linux-perf hyperfine elfutils llvm google-perftools libgoogle-perftools4)
 
 pkgs=("${build_pkgs[@]}")
 case "$what" in

@@ -1,0 +1,117 @@
+// The C ABI of include/strobe/strobe.h over session.hpp and writer.hpp.
+#include <string>
+
+#include "inproc/http_server.hpp"
+#include "inproc/session.hpp"
+#include "inproc/writer.hpp"
+#include "strobe/strobe.h"
+
+namespace {
+
+thread_local std::string t_error;
+thread_local std::string t_engine;
+
+int fail(const strobe::Error& e) {
+  t_error = e.describe();
+  if (!e.hint.empty()) t_error += "\n  hint: " + e.hint;
+  return -1;
+}
+
+int check(strobe::Status s) {
+  if (!s.ok()) return fail(s.error());
+  t_error.clear();
+  return 0;
+}
+
+}  // namespace
+
+extern "C" {
+
+void strobe_options_init(strobe_options* opt) {
+  if (opt == nullptr) return;
+  opt->frequency = 99;
+  opt->mode = STROBE_MODE_CPU;
+  opt->max_depth = 64;
+  opt->buffer_samples = 1024;
+  opt->engine = STROBE_ENGINE_AUTO;
+}
+
+int strobe_start(const strobe_options* opt) {
+  strobe_options c;
+  strobe_options_init(&c);
+  if (opt != nullptr) c = *opt;
+  strobe::inproc::Options o;
+  o.frequency = c.frequency;
+  o.mode = c.mode == STROBE_MODE_WALL ? strobe::inproc::Mode::kWall : strobe::inproc::Mode::kCpu;
+  o.max_depth = c.max_depth;
+  o.buffer_samples = c.buffer_samples;
+  switch (c.engine) {
+    case STROBE_ENGINE_PERF:
+      o.engine = strobe::inproc::EngineKind::kPerf;
+      break;
+    case STROBE_ENGINE_TIMER:
+      o.engine = strobe::inproc::EngineKind::kTimer;
+      break;
+    default:
+      o.engine = strobe::inproc::EngineKind::kAuto;
+      break;
+  }
+  return check(strobe::inproc::startSession(o));
+}
+
+int strobe_stop(void) {
+  return check(strobe::inproc::stopSession());
+}
+
+int strobe_running(void) {
+  return strobe::inproc::sessionRunning() ? 1 : 0;
+}
+
+int strobe_write(const char* path, const char* format) {
+  if (path == nullptr || *path == '\0') {
+    return fail(strobe::makeError("no output path given", "pass a file name to strobe_write",
+                                  strobe::ErrorKind::kUsage));
+  }
+  std::string p = path;
+  std::string f = format != nullptr ? format : "";
+  return check(strobe::inproc::withLastProfile([&](const strobe::model::Profile& prof) {
+    return strobe::inproc::writeProfileFile(prof, f, p);
+  }));
+}
+
+int strobe_report(FILE* out) {
+  if (out == nullptr) {
+    return fail(strobe::makeError("no output stream given", "pass stdout or an open FILE*",
+                                  strobe::ErrorKind::kUsage));
+  }
+  return check(strobe::inproc::withLastProfile([&](const strobe::model::Profile& prof) {
+    return strobe::inproc::writeProfileStream(prof, "text", out);
+  }));
+}
+
+const char* strobe_engine_name(void) {
+  t_engine = strobe::inproc::engineName();
+  return t_engine.c_str();
+}
+
+uint64_t strobe_dropped_samples(void) {
+  return strobe::inproc::droppedSamples();
+}
+
+uint64_t strobe_sample_count(void) {
+  return strobe::inproc::sampleCount();
+}
+
+const char* strobe_last_error(void) {
+  return t_error.c_str();
+}
+
+int strobe_serve_http(const char* addr) {
+  return check(strobe::inproc::serveHttp(addr != nullptr ? addr : "127.0.0.1:6060"));
+}
+
+int strobe_http_port(void) {
+  return strobe::inproc::httpPort();
+}
+
+}  // extern "C"

@@ -1,0 +1,169 @@
+#include "inproc/collector.hpp"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "symbolize/symbolizer.hpp"
+
+namespace strobe::inproc {
+namespace {
+
+constexpr uint32_t kRoot = UINT32_MAX;
+
+struct MapEntry {
+  uint64_t start, end, pgoff;
+  std::string path;
+};
+
+// Executable file mappings (and [vdso]) of this process.
+std::vector<MapEntry> readSelfMaps() {
+  std::vector<MapEntry> out;
+  std::ifstream in("/proc/self/maps");
+  std::string line;
+  while (std::getline(in, line)) {
+    // start-end perms offset dev inode path
+    uint64_t start = 0, end = 0, pgoff = 0;
+    char perms[8] = {};
+    int path_at = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx %7s %lx %*s %*s %n", &start, &end, perms, &pgoff,
+                    &path_at) < 4) {
+      continue;
+    }
+    if (std::strchr(perms, 'x') == nullptr) continue;
+    std::string path = path_at > 0 && static_cast<size_t>(path_at) <= line.size()
+                           ? line.substr(static_cast<size_t>(path_at))
+                           : std::string();
+    if (path.empty()) continue;
+    if (path[0] != '/' && path != "[vdso]") continue;
+    out.push_back(MapEntry{start, end, pgoff, std::move(path)});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const MapEntry& a, const MapEntry& b) { return a.start < b.start; });
+  return out;
+}
+
+const MapEntry* findMap(const std::vector<MapEntry>& maps, uint64_t addr) {
+  auto it = std::upper_bound(maps.begin(), maps.end(), addr,
+                             [](uint64_t a, const MapEntry& m) { return a < m.start; });
+  if (it == maps.begin()) return nullptr;
+  --it;
+  return addr < it->end ? &*it : nullptr;
+}
+
+std::vector<std::string> selfCommand() {
+  std::vector<std::string> argv;
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string arg;
+  while (std::getline(in, arg, '\0')) argv.push_back(arg);
+  return argv;
+}
+
+std::string readLine(const char* path) {
+  std::ifstream in(path);
+  std::string s;
+  std::getline(in, s);
+  return s;
+}
+
+}  // namespace
+
+std::vector<int32_t> listThreads() {
+  std::vector<int32_t> tids;
+  DIR* d = ::opendir("/proc/self/task");
+  if (d == nullptr) return tids;
+  while (dirent* e = ::readdir(d)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    tids.push_back(static_cast<int32_t>(std::strtol(e->d_name, nullptr, 10)));
+  }
+  ::closedir(d);
+  return tids;
+}
+
+std::string threadName(int32_t tid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/self/task/%d/comm", tid);
+  return readLine(path);
+}
+
+uint32_t Collector::intern(uint32_t parent, uint64_t address) {
+  auto [it, inserted] =
+      node_ids_.try_emplace(NodeKey{parent, address}, static_cast<uint32_t>(nodes_.size()));
+  if (inserted) nodes_.push_back(Node{parent, address});
+  return it->second;
+}
+
+void Collector::add(int32_t tid, uint64_t time_ns, uint64_t weight, const uint64_t* frames,
+                    uint32_t n) {
+  if (n == 0) return;
+  uint32_t node = kRoot;
+  for (uint32_t i = n; i-- > 0;) {
+    uint64_t a = i == 0 ? frames[i] : frames[i] - 1;
+    node = intern(node, a);
+  }
+  samples_.push_back(RawSample{time_ns, weight, tid, node});
+  if (!thread_names_.contains(tid)) noteThread(tid);
+}
+
+void Collector::noteThread(int32_t tid) {
+  std::string name = threadName(tid);
+  if (!name.empty() || !thread_names_.contains(tid)) thread_names_[tid] = std::move(name);
+}
+
+model::Profile Collector::toProfile(const SessionInfo& info,
+                                    std::vector<std::string>* warnings) const {
+  model::Profile p;
+  auto& m = p.meta();
+  m.command = selfCommand();
+  m.pid = static_cast<int32_t>(::getpid());
+  m.start_monotonic_ns = info.start_monotonic_ns;
+  m.start_realtime_ns = info.start_realtime_ns;
+  m.duration_ns = info.duration_ns;
+  m.frequency = info.frequency;
+  m.event = info.event;
+  m.call_graph = "fp";
+  m.lost_samples = info.dropped;
+  m.kernel = readLine("/proc/sys/kernel/osrelease");
+  m.hostname = readLine("/proc/sys/kernel/hostname");
+  m.strobe_version = STROBE_VERSION;
+
+  std::vector<MapEntry> maps = readSelfMaps();
+  std::unordered_map<std::string, model::ModuleId> modules;
+  std::vector<model::StackId> stack_of(nodes_.size(), model::kNone);
+  // Parents are always interned before their children.
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const Node& n = nodes_[i];
+    model::LocationId loc;
+    if (const MapEntry* e = findMap(maps, n.address)) {
+      auto [it, inserted] = modules.try_emplace(e->path, 0);
+      if (inserted) it->second = p.internModule(e->path, "");
+      loc = p.internLocation(it->second, n.address - e->start + e->pgoff, n.address);
+    } else {
+      loc = p.internLocation(model::kNone, n.address, n.address);
+    }
+    model::StackId parent = n.parent == kRoot ? model::kNone : stack_of[n.parent];
+    stack_of[i] = p.internStack(parent, loc);
+  }
+  for (const auto& [tid, name] : thread_names_) {
+    p.setThread(model::Thread{tid, m.pid, name});
+  }
+  for (const RawSample& s : samples_) {
+    uint64_t t = s.time_ns >= info.start_monotonic_ns ? s.time_ns - info.start_monotonic_ns : 0;
+    p.addSample(model::Sample{t, s.tid, 0, stack_of[s.leaf], s.weight});
+  }
+  symbolize::Symbolizer sym;
+  Status st = sym.symbolize(p);
+  if (warnings != nullptr) {
+    *warnings = sym.warnings();
+    if (!st.ok()) warnings->push_back(st.error().describe());
+  }
+  return p;
+}
+
+}  // namespace strobe::inproc

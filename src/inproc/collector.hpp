@@ -1,0 +1,79 @@
+// Collector: the samples of one in-process session as raw addresses, before
+// symbolization. Stacks are interned in a trie of addresses; each sample is
+// (time, tid, leaf node, weight). toProfile() turns it into a model::Profile:
+// modules and file offsets from /proc/self/maps (read at that moment, so
+// libraries unloaded during the session stay unresolved), thread names from
+// /proc/self/task/TID/comm, then the Symbolizer.
+//
+// Frames are given leaf first, as captured: add() moves every frame but the
+// leaf to return address − 1 (into the call instruction).
+// Owns: its tables. Thread safety: none; the drain thread owns it during a
+// session, then the stopping thread. Not async-signal-safe (allocates).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model/profile.hpp"
+
+namespace strobe::inproc {
+
+struct SessionInfo {
+  uint64_t start_monotonic_ns = 0;
+  uint64_t start_realtime_ns = 0;
+  uint64_t duration_ns = 0;
+  uint32_t frequency = 0;
+  std::string event;   // "cpu-clock" or "wall-clock"
+  std::string engine;  // "perf" or "timer"
+  uint64_t dropped = 0;
+};
+
+class Collector {
+ public:
+  void add(int32_t tid, uint64_t time_ns, uint64_t weight, const uint64_t* frames, uint32_t n);
+  // Remembers a thread's name (read from /proc now); later calls update it.
+  void noteThread(int32_t tid);
+
+  [[nodiscard]] size_t sampleCount() const { return samples_.size(); }
+
+  // Builds and symbolizes the profile. Symbolizer warnings go to `warnings`.
+  model::Profile toProfile(const SessionInfo& info, std::vector<std::string>* warnings) const;
+
+ private:
+  struct Node {
+    uint32_t parent;
+    uint64_t address;
+  };
+  struct RawSample {
+    uint64_t time_ns;
+    uint64_t weight;
+    int32_t tid;
+    uint32_t leaf;
+  };
+  std::vector<Node> nodes_;
+  struct NodeKey {
+    uint32_t parent;
+    uint64_t address;
+    bool operator==(const NodeKey&) const = default;
+  };
+  struct NodeKeyHash {
+    size_t operator()(const NodeKey& k) const noexcept {
+      return std::hash<uint64_t>{}(k.address * 0x9E3779B97F4A7C15ULL ^ k.parent);
+    }
+  };
+  std::unordered_map<NodeKey, uint32_t, NodeKeyHash> node_ids_;
+  std::vector<RawSample> samples_;
+  std::unordered_map<int32_t, std::string> thread_names_;
+  std::vector<uint64_t> scratch_;
+
+  uint32_t intern(uint32_t parent, uint64_t address);
+};
+
+// The threads of this process (/proc/self/task).
+std::vector<int32_t> listThreads();
+// /proc/self/task/TID/comm without the newline, "" when unreadable.
+std::string threadName(int32_t tid);
+
+}  // namespace strobe::inproc

@@ -1,0 +1,66 @@
+// Engine: how one in-process session takes samples. Two implementations:
+// PerfEngine (perf_event self-profiling, no signal handler) and TimerEngine
+// (per-thread POSIX timers + a SIGPROF handler). makeEngine() is the one
+// place that picks between them (the `auto` fallback chain).
+//
+// Threads: the session adds every thread it finds (start, pthread_create,
+// /proc/self/task rescans) with addThread() and removes those that exited
+// with removeThread(). stack_hi is the top of the thread's stack when known
+// (0 otherwise).
+// Thread safety: the session calls an Engine under its own mutex only; the
+// engines add no locking of their own. The signal handler of TimerEngine
+// touches only its per-thread buffers (see timer_engine.hpp).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/result.hpp"
+#include "inproc/collector.hpp"
+
+namespace strobe::inproc {
+
+enum class Mode { kCpu, kWall };
+enum class EngineKind { kAuto, kPerf, kTimer };
+
+struct Options {
+  uint32_t frequency = 99;
+  Mode mode = Mode::kCpu;
+  uint32_t max_depth = 64;
+  uint32_t buffer_samples = 1024;
+  EngineKind engine = EngineKind::kAuto;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  [[nodiscard]] virtual const char* name() const = 0;
+  // Idempotent per tid. Fails when the thread cannot be sampled.
+  virtual Status addThread(int32_t tid, uint64_t stack_hi) = 0;
+  [[nodiscard]] virtual bool hasThread(int32_t tid) const = 0;
+  [[nodiscard]] virtual std::vector<int32_t> threads() const = 0;
+  // The thread exited: drain what it left and free its resources.
+  virtual void removeThread(int32_t tid, Collector& c) = 0;
+  // Moves new samples into the collector (the drain thread, periodically).
+  virtual void drain(Collector& c) = 0;
+  // Housekeeping off the signal path (stack bounds learnt, ...).
+  virtual void maintain() {}
+  // Disarms every thread, drains the rest, releases the resources.
+  virtual void stop(Collector& c) = 0;
+  // Samples dropped (full buffers) or lost (kernel) so far.
+  [[nodiscard]] virtual uint64_t dropped() const = 0;
+  // In a forked child: let go of everything without touching the parent's
+  // threads (closes descriptors, frees nothing that could be in use).
+  virtual void abandonAfterFork() = 0;
+};
+
+// A perf engine; it opens events as threads are added (the first addThread
+// failing means perf_event is refused here).
+Result<std::unique_ptr<Engine>> makePerfEngine(const Options& o);
+// A timer engine with its SIGPROF handler installed; fails when the program
+// already handles SIGPROF.
+Result<std::unique_ptr<Engine>> makeTimerEngine(const Options& o);
+
+}  // namespace strobe::inproc

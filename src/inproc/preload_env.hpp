@@ -1,0 +1,34 @@
+// The STROBE_* environment of preload mode, parsed (see preload.cpp for the
+// variables). Pure parsing helpers so tests can check them without a
+// process. Thread safety: pure (readPreloadConfig reads the environment).
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <string_view>
+
+#include "base/result.hpp"
+#include "inproc/engine.hpp"
+
+namespace strobe::inproc {
+
+struct PreloadConfig {
+  Options options;
+  std::string output;  // STROBE_OUTPUT
+  std::string format;  // STROBE_FORMAT ("" = from the extension)
+  std::string http;    // STROBE_HTTP
+  int signal = 0;      // STROBE_SIGNAL, 0 when unset
+  [[nodiscard]] bool active() const { return !output.empty() || signal != 0 || !http.empty(); }
+};
+
+Result<PreloadConfig> readPreloadConfig();
+
+// "SIGUSR2", "USR2" or "12" -> 12. Errors are kUsage.
+Result<int> parseSignal(std::string_view name);
+// "app.pb.gz", 2 -> "app.2.pb.gz"; "out", 2 -> "out.2"; "dir.d/app" -> "dir.d/app.2".
+std::string numberedPath(const std::string& path, unsigned n);
+// "%p" -> pid.
+std::string expandPid(const std::string& path, pid_t pid);
+
+}  // namespace strobe::inproc

@@ -1,0 +1,322 @@
+#include "inproc/session.hpp"
+
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <new>
+#include <set>
+
+#include "base/clock.hpp"
+#include "inproc/collector.hpp"
+
+namespace strobe::inproc {
+namespace {
+
+struct Running {
+  Options opt;
+  std::unique_ptr<Engine> engine;
+  Collector collector;
+  SessionInfo info;
+  std::thread drainer;
+  bool stopping = false;
+  std::condition_variable cv;
+  std::set<int32_t> refused;  // threads the engine could not sample
+};
+
+struct Last {
+  std::unique_ptr<model::Profile> profile;
+  std::string engine;
+  std::string fallback_reason;
+  uint64_t dropped = 0;
+  uint64_t samples = 0;
+};
+
+// Lock order: g_api_mu, then g_state_mu. Only constant-initialized globals
+// here: a preloaded libstrobe starts profiling from its ELF constructor,
+// which may run before this file's dynamic initializers. The rest is
+// allocated on first use (and never destroyed, so exit handlers can use it).
+std::mutex g_api_mu;    // start, stop, the last profile
+std::mutex g_state_mu;  // g_run, its engine and collector, internal()
+Running* g_run = nullptr;
+std::atomic<bool> g_running{false};
+thread_local bool t_internal = false;
+
+// Tids of libstrobe's own threads.
+std::set<int32_t>& internal() {
+  static auto* s = new std::set<int32_t>();
+  return *s;
+}
+Last& last() {
+  static auto* l = new Last();
+  return *l;
+}
+
+int32_t selfTid() {
+  return static_cast<int32_t>(::syscall(SYS_gettid));
+}
+
+// The top of the calling thread's stack, 0 when unknown.
+uint64_t selfStackTop() {
+  pthread_attr_t attr;
+  if (::pthread_getattr_np(::pthread_self(), &attr) != 0) return 0;
+  void* base = nullptr;
+  size_t size = 0;
+  uint64_t top = 0;
+  if (::pthread_attr_getstack(&attr, &base, &size) == 0) {
+    top = reinterpret_cast<uint64_t>(base) + size;
+  }
+  ::pthread_attr_destroy(&attr);
+  return top;
+}
+
+// With g_state_mu held.
+void addThreadLocked(Running& r, int32_t tid, uint64_t stack_hi) {
+  if (internal().contains(tid) || r.refused.contains(tid) || r.engine->hasThread(tid)) return;
+  if (!r.engine->addThread(tid, stack_hi).ok()) r.refused.insert(tid);
+}
+
+// With g_state_mu held: new threads in, exited threads out.
+void rescanLocked(Running& r) {
+  std::vector<int32_t> live = listThreads();
+  std::sort(live.begin(), live.end());
+  for (int32_t tid : live) addThreadLocked(r, tid, 0);
+  for (int32_t tid : r.engine->threads()) {
+    if (!std::binary_search(live.begin(), live.end(), tid))
+      r.engine->removeThread(tid, r.collector);
+  }
+  std::erase_if(r.refused,
+                [&](int32_t tid) { return !std::binary_search(live.begin(), live.end(), tid); });
+  r.engine->maintain();
+}
+
+void drainLoop(Running* r) {
+  const auto period = std::chrono::milliseconds(r->opt.frequency > 200 ? 10 : 20);
+  auto next_rescan = std::chrono::steady_clock::now();
+  std::unique_lock lock(g_state_mu);
+  while (!r->stopping) {
+    r->cv.wait_for(lock, period);
+    if (r->stopping) break;
+    r->engine->drain(r->collector);
+    auto now = std::chrono::steady_clock::now();
+    if (now >= next_rescan) {
+      rescanLocked(*r);
+      next_rescan = now + std::chrono::milliseconds(100);
+    }
+  }
+}
+
+void atforkPrepare() {
+  g_state_mu.lock();
+}
+void atforkParent() {
+  g_state_mu.unlock();
+}
+void atforkChild() {
+  // Only this thread exists now. The profiler's threads and timers did not
+  // survive fork; drop the session without touching them (leaked on purpose:
+  // the drain thread's std::thread must not be destroyed, and a mutex held
+  // by a vanished thread is re-created).
+  if (g_run != nullptr) {
+    g_run->engine->abandonAfterFork();
+    g_run = nullptr;
+  }
+  g_running.store(false);
+  internal().clear();
+  new (&g_api_mu) std::mutex();
+  g_state_mu.unlock();
+}
+
+void registerAtfork() {
+  static std::once_flag once;
+  std::call_once(once, [] { ::pthread_atfork(atforkPrepare, atforkParent, atforkChild); });
+}
+
+Status validate(const Options& o) {
+  if (o.frequency == 0 || o.frequency > 100000) {
+    return makeError("sampling frequency " + std::to_string(o.frequency) + " Hz is out of range",
+                     "use 1 to 100000 Hz (99 by default)", ErrorKind::kUsage);
+  }
+  if (o.max_depth == 0 || o.max_depth > 256) {
+    return makeError("maximum stack depth " + std::to_string(o.max_depth) + " is out of range",
+                     "use 1 to 256 frames (64 by default)", ErrorKind::kUsage);
+  }
+  if (o.buffer_samples < 2 || o.buffer_samples > (1U << 20)) {
+    return makeError("buffer capacity " + std::to_string(o.buffer_samples) + " is out of range",
+                     "use 2 to 1048576 samples per thread (1024 by default)", ErrorKind::kUsage);
+  }
+  return {};
+}
+
+}  // namespace
+
+bool isInternalThread() {
+  return t_internal;
+}
+
+void setInternalThreadFlag(bool on) {
+  t_internal = on;
+}
+
+void setInternalThread(bool on) {
+  t_internal = on;
+  std::lock_guard lock(g_state_mu);
+  int32_t tid = selfTid();
+  if (!on) {
+    internal().erase(tid);
+    return;
+  }
+  internal().insert(tid);
+  if (g_run != nullptr && g_run->engine->hasThread(tid)) {
+    g_run->engine->removeThread(tid, g_run->collector);
+  }
+}
+
+std::thread spawnInternalThread(std::function<void()> fn) {
+  // t_internal is inherited by threads created from this one (threads.cpp).
+  bool was = t_internal;
+  t_internal = true;
+  std::thread t([fn = std::move(fn)] {
+    setInternalThread(true);
+    fn();
+    setInternalThread(false);
+  });
+  t_internal = was;
+  return t;
+}
+
+void onThreadStart() {
+  if (t_internal) {
+    setInternalThread(true);
+    return;
+  }
+  if (!g_running.load(std::memory_order_acquire)) return;
+  uint64_t top = selfStackTop();
+  std::lock_guard lock(g_state_mu);
+  if (g_run != nullptr && !g_run->stopping) addThreadLocked(*g_run, selfTid(), top);
+}
+
+Status startSession(const Options& o) {
+  if (Status s = validate(o); !s.ok()) return s;
+  registerAtfork();
+  std::lock_guard api(g_api_mu);
+  if (g_running.load()) {
+    return makeError("a profiling session is already running",
+                     "stop it first (strobe_stop), or wait for the running profile to finish",
+                     ErrorKind::kUsage);
+  }
+  auto run = std::make_unique<Running>();
+  run->opt = o;
+  const int32_t self = selfTid();
+  const uint64_t self_top = selfStackTop();
+  std::string fallback;
+
+  std::lock_guard state(g_state_mu);
+  auto tryEngine = [&](Result<std::unique_ptr<Engine>> made) -> Status {
+    if (!made.ok()) return made.takeError();
+    run->engine = std::move(*made);
+    if (Status s = run->engine->addThread(self, self_top); !s.ok()) {
+      run->engine.reset();
+      return s;
+    }
+    return {};
+  };
+  if (o.engine == EngineKind::kPerf) {
+    if (Status s = tryEngine(makePerfEngine(o)); !s.ok()) return s;
+  } else if (o.engine == EngineKind::kTimer || o.mode == Mode::kWall) {
+    if (Status s = tryEngine(makeTimerEngine(o)); !s.ok()) return s;
+  } else {
+    if (Status s = tryEngine(makePerfEngine(o)); !s.ok()) {
+      fallback = s.error().describe();
+      if (Status t = tryEngine(makeTimerEngine(o)); !t.ok()) return t;
+    }
+  }
+  // The running threads (this one is in already).
+  for (int32_t tid : listThreads()) addThreadLocked(*run, tid, 0);
+
+  run->info.start_monotonic_ns = monotonicNs();
+  run->info.start_realtime_ns = realtimeNs();
+  run->info.frequency = o.frequency;
+  run->info.event = o.mode == Mode::kWall ? "wall-clock" : "cpu-clock";
+  run->info.engine = run->engine->name();
+  last() = Last{};
+  last().engine = run->info.engine;
+  last().fallback_reason = fallback;
+  g_run = run.release();
+  g_running.store(true, std::memory_order_release);
+  g_run->drainer = spawnInternalThread([r = g_run] { drainLoop(r); });
+  return {};
+}
+
+Status stopSession() {
+  std::lock_guard api(g_api_mu);
+  Running* r = nullptr;
+  {
+    std::lock_guard state(g_state_mu);
+    if (g_run == nullptr) {
+      return makeError("no profiling session is running", "start one first (strobe_start)",
+                       ErrorKind::kUsage);
+    }
+    r = g_run;
+    r->stopping = true;
+    g_running.store(false);
+  }
+  r->cv.notify_all();
+  r->drainer.join();
+  {
+    std::lock_guard state(g_state_mu);
+    for (int32_t tid : r->engine->threads()) r->collector.noteThread(tid);
+    r->engine->stop(r->collector);
+    r->info.dropped = r->engine->dropped();
+    g_run = nullptr;
+  }
+  std::unique_ptr<Running> owned(r);
+  owned->info.duration_ns = monotonicNs() - owned->info.start_monotonic_ns;
+  std::vector<std::string> warnings;
+  last().profile =
+      std::make_unique<model::Profile>(owned->collector.toProfile(owned->info, &warnings));
+  last().dropped = owned->info.dropped;
+  last().samples = owned->collector.sampleCount();
+  return {};
+}
+
+bool sessionRunning() {
+  return g_running.load();
+}
+
+Status withLastProfile(const std::function<Status(const model::Profile&)>& f) {
+  std::lock_guard api(g_api_mu);
+  if (!last().profile) {
+    return makeError("no profile yet", "profile first: strobe_start, then strobe_stop",
+                     ErrorKind::kUsage);
+  }
+  return f(*last().profile);
+}
+
+std::string engineName() {
+  std::lock_guard api(g_api_mu);
+  return last().engine;
+}
+
+std::string engineFallbackReason() {
+  std::lock_guard api(g_api_mu);
+  return last().fallback_reason;
+}
+
+uint64_t droppedSamples() {
+  std::lock_guard api(g_api_mu);
+  std::lock_guard state(g_state_mu);
+  if (g_run != nullptr) return g_run->engine->dropped();
+  return last().dropped;
+}
+
+uint64_t sampleCount() {
+  std::lock_guard api(g_api_mu);
+  return last().samples;
+}
+
+}  // namespace strobe::inproc

@@ -1,0 +1,21 @@
+// Writing the last profile in a report format: the format is named, or
+// follows the output path's extension, or is text. Thread safety: pure over
+// a const Profile.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "base/result.hpp"
+#include "model/profile.hpp"
+
+namespace strobe::inproc {
+
+// format "" : from the path's extension, else text.
+Status writeProfileFile(const model::Profile& p, std::string_view format, const std::string& path);
+Status writeProfileStream(const model::Profile& p, std::string_view format, std::FILE* out);
+// The whole output as bytes (the HTTP endpoint).
+Result<std::string> profileBytes(const model::Profile& p, std::string_view format);
+
+}  // namespace strobe::inproc

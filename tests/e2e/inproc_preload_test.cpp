@@ -1,0 +1,132 @@
+// End to end: LD_PRELOAD=libstrobe.so on unmodified fixtures. The profile is
+// written at exit (STROBE_OUTPUT), or once per stop when STROBE_SIGNAL
+// toggles profiling. Shares are read back from the text report.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+#include "run_process.hpp"
+
+namespace strobe::test {
+namespace {
+
+const std::string kLib = STROBE_BINARY_DIR "/libstrobe.so";
+const std::string kFixtures = STROBE_BINARY_DIR "/tests/fixtures/";
+
+// SELF% of the row whose function starts with `fn` in a text report, or -1.
+double selfPct(const std::string& report, const std::string& fn) {
+  std::istringstream in(report);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream cols(line);
+    std::string self, total, time, unit, name;
+    if (!(cols >> self >> total >> time >> unit >> name)) continue;
+    if (unit != "s" && unit != "ms" && unit != "us") {  // "0" has no unit
+      name = unit;
+    }
+    if (name.rfind(fn, 0) == 0 && !self.empty() && self.back() == '%') {
+      return std::stod(self.substr(0, self.size() - 1));
+    }
+  }
+  return -1;
+}
+
+bool waitForFile(const std::string& path, int seconds = 60) {
+  for (int i = 0; i < seconds * 100; ++i) {
+    if (std::filesystem::exists(path)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+void touch(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f != nullptr) std::fclose(f);
+}
+
+class PreloadTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = makeTempDir(); }
+  void TearDown() override { removeTree(dir_); }
+  std::string dir_;
+};
+
+TEST_F(PreloadTest, ProfilesAnUnmodifiedProgramToExit) {
+  std::string out = dir_ + "/app.txt";
+  Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + out,
+                      "STROBE_FREQ=999", kFixtures + "fixture_shares", "100000", "300"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("strobe: profile written to " + out), std::string::npos) << r.err;
+  std::string report = readFile(out);
+  EXPECT_NEAR(selfPct(report, "work_six()"), 60.0, 4.0) << report;
+  EXPECT_NEAR(selfPct(report, "work_three()"), 30.0, 4.0) << report;
+  EXPECT_NEAR(selfPct(report, "work_one()"), 10.0, 4.0) << report;
+}
+
+TEST_F(PreloadTest, TimerEngineInPreloadMode) {
+  std::string out = dir_ + "/app.txt";
+  Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + out,
+                      "STROBE_ENGINE=timer", kFixtures + "fixture_shares", "100000", "300"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string report = readFile(out);
+  EXPECT_NEAR(selfPct(report, "work_six()"), 60.0, 5.0) << report;
+  EXPECT_NEAR(selfPct(report, "work_one()"), 10.0, 5.0) << report;
+}
+
+TEST_F(PreloadTest, BadEnvironmentIsReportedAndTheProgramStillRuns) {
+  Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + dir_ + "/x.txt",
+                      "STROBE_MODE=gpu", kFixtures + "fixture_shares", "1000", "10"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.err.find("strobe: error: STROBE_MODE='gpu' is not a mode"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/x.txt"));
+}
+
+TEST_F(PreloadTest, SignalTogglesWriteOneProfilePerPhase) {
+  std::string out = dir_ + "/phase.txt";
+  int pid =
+      startProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + out,
+                    "STROBE_SIGNAL=SIGUSR2", "STROBE_FREQ=499", kFixtures + "fixture_phases", dir_},
+                   dir_);
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(waitForFile(dir_ + "/ready"));
+  for (int phase = 1; phase <= 2; ++phase) {
+    std::string n = std::to_string(phase);
+    kill(pid, SIGUSR2);  // start
+    touch(dir_ + "/go-" + n);
+    ASSERT_TRUE(waitForFile(dir_ + "/done-" + n));
+    kill(pid, SIGUSR2);  // stop: writes phase.N.txt
+    ASSERT_TRUE(waitForFile(dir_ + "/phase." + n + ".txt"));
+  }
+  touch(dir_ + "/quit");
+  Ran r = waitProcess(pid, dir_);
+  ASSERT_EQ(r.status, 0) << r.err;
+  // The file appears before it is complete; the process has exited now.
+  std::string first = readFile(dir_ + "/phase.1.txt");
+  std::string second = readFile(dir_ + "/phase.2.txt");
+  EXPECT_GT(selfPct(first, "phase_one()"), 85.0) << first;
+  EXPECT_LT(selfPct(first, "phase_two()"), 1.0) << first;
+  EXPECT_GT(selfPct(second, "phase_two()"), 85.0) << second;
+  EXPECT_LT(selfPct(second, "phase_one()"), 1.0) << second;
+  EXPECT_NE(r.err.find("profile written to " + dir_ + "/phase.2.txt"), std::string::npos) << r.err;
+}
+
+TEST_F(PreloadTest, ForkAndExecWhileProfiledComplete) {
+  for (const char* engine : {"perf", "timer"}) {
+    SCOPED_TRACE(engine);
+    std::string out = dir_ + "/forks-%p.txt";
+    Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + out,
+                        std::string("STROBE_ENGINE=") + engine, "STROBE_FREQ=999",
+                        kFixtures + "fixture_forks"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("profile written to"), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace strobe::test

@@ -1,0 +1,307 @@
+// libstrobe sessions in this process: the 6 : 3 : 1 split on 4 threads with
+// each engine, wall mode on a half-sleeping thread, coexistence with a
+// program's own SIGPROF handler, and fork. Shares are asserted within
+// tolerances, never exact counts. This binary includes libstrobe's
+// pthread_create interposer (threads.cpp), as a program linked with it does.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "inproc/session.hpp"
+#include "model/aggregate.hpp"
+#include "workload.hpp"
+
+namespace strobe::inproc {
+namespace {
+
+using test::g_unit;
+
+// Calls f(tid, function names leaf first, weight) for each sample.
+template <typename F>
+void forEachSample(const model::Profile& p, F&& f) {
+  for (const auto& s : p.samples()) {
+    std::vector<std::string> names;
+    p.forEachFrame(s.stack, [&](model::LocationId id) {
+      const auto& loc = p.locations()[id];
+      if (loc.lines.empty()) {
+        names.push_back(model::unresolvedName(p, loc));
+        return;
+      }
+      for (const auto& l : loc.lines) names.push_back(p.str(p.functions()[l.function].name));
+    });
+    f(s.tid, names, s.weight);
+  }
+}
+
+struct Shares {
+  std::map<std::string, uint64_t> self;  // leaf function -> weight
+  uint64_t total = 0;
+  double pct(const std::string& fn) const {
+    auto it = self.find(fn);
+    return total == 0 || it == self.end() ? 0.0 : 100.0 * static_cast<double>(it->second) / total;
+  }
+};
+
+const std::string kSix = "strobe::test::work_six()";
+const std::string kThree = "strobe::test::work_three()";
+const std::string kOne = "strobe::test::work_one()";
+
+model::Profile takeLast() {
+  model::Profile copy;
+  Status s = withLastProfile([&](const model::Profile& p) {
+    copy = p;
+    return Status{};
+  });
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().describe());
+  return copy;
+}
+
+// Runs 4 threads of 6:3:1 work under a session with `o`; returns the profile
+// and the workers' tids.
+model::Profile profileShares(const Options& o, int rounds, std::vector<int32_t>* tids,
+                             std::string* engine) {
+  Status s = startSession(o);
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().describe() + " / " + s.error().hint);
+  if (!s.ok()) return {};
+  *engine = engineName();
+  std::vector<std::thread> threads;
+  std::vector<std::atomic<int32_t>> ids(4);
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&, i] {
+      ids[i] = static_cast<int32_t>(gettid());
+      test::shares_worker(rounds);
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_TRUE(stopSession().ok());
+  for (auto& id : ids) tids->push_back(id.load());
+  return takeLast();
+}
+
+void expectSplit(const model::Profile& p, const std::vector<int32_t>& tids) {
+  Shares all;
+  std::map<int32_t, Shares> per;
+  forEachSample(p, [&](int32_t tid, const std::vector<std::string>& names, uint64_t w) {
+    if (names.empty()) return;
+    bool worker = std::find(tids.begin(), tids.end(), tid) != tids.end();
+    if (!worker) return;
+    const std::string& leaf = names.front();
+    if (leaf != kSix && leaf != kThree && leaf != kOne) return;  // e.g. thread start-up
+    all.self[leaf] += w;
+    all.total += w;
+    per[tid].self[leaf] += w;
+    per[tid].total += w;
+  });
+  ASSERT_GT(all.total, 0u);
+  EXPECT_NEAR(all.pct(kSix), 60.0, 3.0);
+  EXPECT_NEAR(all.pct(kThree), 30.0, 3.0);
+  EXPECT_NEAR(all.pct(kOne), 10.0, 3.0);
+  for (int32_t tid : tids) {
+    SCOPED_TRACE("thread " + std::to_string(tid));
+    const Shares& t = per[tid];
+    ASSERT_GT(t.total, 0u);
+    EXPECT_NEAR(t.pct(kSix), 60.0, 3.0);
+    EXPECT_NEAR(t.pct(kThree), 30.0, 3.0);
+    EXPECT_NEAR(t.pct(kOne), 10.0, 3.0);
+  }
+  // The work is attributed to the workers, with their callers on the stack.
+  uint64_t with_caller = 0;
+  forEachSample(p, [&](int32_t, const std::vector<std::string>& names, uint64_t w) {
+    if (names.size() >= 2 && names.front() == kSix &&
+        names[1] == "strobe::test::shares_worker(int)")
+      with_caller += w;
+  });
+  EXPECT_GT(with_caller, all.self[kSix] * 9 / 10);
+  if (getenv("STROBE_TEST_DUMP")) {
+    int k = 0;
+    forEachSample(p, [&](int32_t tid, const std::vector<std::string>& names, uint64_t w) {
+      if (k++ > 30) return;
+      std::string line = std::to_string(tid) + " " + std::to_string(w) + ":";
+      for (auto& n : names) line += " | " + n;
+      fprintf(stderr, "%s\n", line.c_str());
+    });
+  }
+}
+
+class SessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override { g_unit = 100000; }
+  void TearDown() override {
+    if (sessionRunning()) (void)stopSession();
+  }
+};
+
+TEST_F(SessionTest, PerfEngineSplitsSixThreeOneOverallAndPerThread) {
+  Options o;
+  o.frequency = 999;
+  o.engine = EngineKind::kPerf;
+  // Probe: perf_event may be refused on this machine.
+  if (Status s = startSession(o); !s.ok()) {
+    GTEST_SKIP() << "perf_event refused here: " << s.error().describe();
+  }
+  ASSERT_TRUE(stopSession().ok());
+  std::vector<int32_t> tids;
+  std::string engine;
+  model::Profile p = profileShares(o, 300, &tids, &engine);
+  EXPECT_EQ(engine, "perf");
+  expectSplit(p, tids);
+}
+
+TEST_F(SessionTest, TimerEngineSplitsSixThreeOneOverallAndPerThread) {
+  Options o;
+  o.frequency = 999;
+  o.engine = EngineKind::kTimer;
+  std::vector<int32_t> tids;
+  std::string engine;
+  // CPU-clock timers expire at scheduler ticks (CONFIG_HZ, often 250), so
+  // this engine takes fewer samples per CPU second: give it more work.
+  model::Profile p = profileShares(o, 1500, &tids, &engine);
+  EXPECT_EQ(engine, "timer");
+  expectSplit(p, tids);
+}
+
+TEST_F(SessionTest, WallModeSamplesASleepingThreadByItsWallTime) {
+  Options o;
+  o.frequency = 499;
+  o.mode = Mode::kWall;
+  ASSERT_TRUE(startSession(o).ok());
+  EXPECT_EQ(engineName(), "timer");
+  std::atomic<int32_t> tid{0};
+  uint64_t burn_ns = 0, sleep_ns = 0;
+  std::thread t([&] {
+    tid = static_cast<int32_t>(gettid());
+    for (int i = 0; i < 60; ++i) {
+      uint64_t a = test::nowNs(CLOCK_MONOTONIC);
+      test::burn_phase(10'000'000);
+      uint64_t b = test::nowNs(CLOCK_MONOTONIC);
+      test::sleep_phase(10'000'000);
+      uint64_t c = test::nowNs(CLOCK_MONOTONIC);
+      burn_ns += b - a;
+      sleep_ns += c - b;
+    }
+  });
+  t.join();
+  ASSERT_TRUE(stopSession().ok());
+  model::Profile p = takeLast();
+  uint64_t total = 0, sleeping = 0, burning = 0;
+  forEachSample(p, [&](int32_t id, const std::vector<std::string>& names, uint64_t w) {
+    if (id != tid.load()) return;
+    total += w;
+    // libc's sleeping functions keep no frame pointer, so their caller
+    // (sleep_phase) may not show: the sleep stack is any of them.
+    bool asleep = false;
+    for (const auto& n : names) {
+      asleep = asleep || n == "strobe::test::sleep_phase(unsigned long)" ||
+               n == "clock_nanosleep" || n == "__clock_nanosleep" || n == "nanosleep" ||
+               n == "__GI___clock_nanosleep";
+    }
+    (asleep ? sleeping : burning) += w;
+  });
+  if (getenv("STROBE_TEST_DUMP")) {
+    int k = 0;
+    forEachSample(p, [&](int32_t id, const std::vector<std::string>& names, uint64_t w) {
+      if (id != tid.load() || k++ > 40) return;
+      std::string line = std::to_string(w) + ":";
+      for (auto& n : names) line += " | " + n;
+      fprintf(stderr, "%s\n", line.c_str());
+    });
+  }
+  ASSERT_GT(total, 0u);
+  double expected = 100.0 * static_cast<double>(sleep_ns) / static_cast<double>(burn_ns + sleep_ns);
+  EXPECT_NEAR(100.0 * static_cast<double>(sleeping) / total, expected, 6.0);
+  EXPECT_NEAR(100.0 * static_cast<double>(burning) / total, 100.0 - expected, 6.0);
+}
+
+TEST_F(SessionTest, PerfEngineRefusesWallMode) {
+  Options o;
+  o.mode = Mode::kWall;
+  o.engine = EngineKind::kPerf;
+  Status s = startSession(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "the perf engine samples CPU time only, not wall-clock time");
+}
+
+TEST_F(SessionTest, SecondStartFailsAndStopWithoutStartFails) {
+  ASSERT_TRUE(startSession(Options{}).ok());
+  Status again = startSession(Options{});
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().message, "a profiling session is already running");
+  ASSERT_TRUE(stopSession().ok());
+  Status none = stopSession();
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().message, "no profiling session is running");
+}
+
+TEST_F(SessionTest, BadOptionsAreRefused) {
+  Options o;
+  o.frequency = 0;
+  Status s = startSession(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "sampling frequency 0 Hz is out of range");
+  o = Options{};
+  o.max_depth = 1000;
+  s = startSession(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "maximum stack depth 1000 is out of range");
+}
+
+void programHandler(int) {}
+
+TEST_F(SessionTest, TimerEngineRefusesAProgramsSigprofHandlerAndRestoresTheOldOne) {
+  struct sigaction sa {
+  }, old{};
+  sa.sa_handler = programHandler;
+  sigemptyset(&sa.sa_mask);
+  ASSERT_EQ(sigaction(SIGPROF, &sa, &old), 0);
+  Options o;
+  o.engine = EngineKind::kTimer;
+  Status s = startSession(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "the program already handles SIGPROF, which the timer engine needs");
+  sigaction(SIGPROF, &old, nullptr);
+
+  // A session restores the disposition it found (here: the default).
+  ASSERT_TRUE(startSession(o).ok());
+  test::work_six();
+  ASSERT_TRUE(stopSession().ok());
+  struct sigaction now {};
+  sigaction(SIGPROF, nullptr, &now);
+  EXPECT_EQ(now.sa_handler, SIG_DFL);
+}
+
+TEST_F(SessionTest, ForkedChildHasNoSessionAndCanProfileItself) {
+  for (EngineKind kind : {EngineKind::kTimer, EngineKind::kAuto}) {
+    Options o;
+    o.frequency = 999;
+    o.engine = kind;
+    ASSERT_TRUE(startSession(o).ok());
+    std::thread busy([] { test::shares_worker(20); });
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      // The child: no session, and a new one works.
+      int rc = sessionRunning() ? 10 : 0;
+      if (rc == 0 && !startSession(o).ok()) rc = 11;
+      test::shares_worker(5);
+      if (rc == 0 && !stopSession().ok()) rc = 12;
+      _exit(rc);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    busy.join();
+    ASSERT_TRUE(stopSession().ok());
+  }
+}
+
+}  // namespace
+}  // namespace strobe::inproc
