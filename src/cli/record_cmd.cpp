@@ -1,4 +1,4 @@
-// strobe record [-F HZ] [-g fp|none] [-o FILE] [--mmap-pages N] -- CMD ARGS
+// strobe record [-F HZ] [-g fp|dwarf[,BYTES]|auto|none] [-o FILE] [--mmap-pages N] -- CMD ARGS
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -6,9 +6,11 @@
 #include <cstdio>
 
 #include "base/log.hpp"
+#include "cli/call_graph.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "model/aggregate.hpp"
+#include "output/stack_completeness.hpp"
 #include "output/text_report.hpp"
 #include "record/session.hpp"
 #include "store/store.hpp"
@@ -69,6 +71,9 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
     logWarning(fmt::format("the kernel throttled sampling {} times", out.stats.throttled),
                "lower -F below kernel.perf_event_max_sample_rate");
   }
+  if (std::string s = output::stackCompletenessLine(p); !s.empty()) {
+    fmt::print(err, "strobe: stacks: {}\n", s);
+  }
   fmt::print(err, "strobe: wrote {}; top functions:\n", path);
   output::TextOptions opt;
   opt.top = 10;
@@ -86,8 +91,9 @@ int runRecord(RecordArgs& a) {
         fmt::format("-F {} samples very often and slows the program noticeably", a.frequency),
         "99 to 999 Hz is enough for most profiles");
   }
-  if (a.call_graph != "fp" && a.call_graph != "none") {
-    logError(fmt::format("unknown call graph mode '{}'", a.call_graph), "use -g fp or -g none");
+  auto call_graph = parseCallGraph(a.call_graph);
+  if (!call_graph) {
+    logError(call_graph.error());
     return kExitUsage;
   }
   if (a.mmap_pages == 0 || (a.mmap_pages & (a.mmap_pages - 1)) != 0) {
@@ -103,7 +109,9 @@ int runRecord(RecordArgs& a) {
   record::RecordOptions opt;
   opt.command = a.command;
   opt.frequency = a.frequency;
-  opt.callchain = a.call_graph == "fp";
+  opt.callchain = call_graph->callchain;
+  opt.stack_copy_bytes = call_graph->stack_copy;
+  opt.unwind_auto = call_graph->unwind_auto;
   opt.mmap_pages = a.mmap_pages;
 
   model::Profile profile;
@@ -134,7 +142,9 @@ Runner addRecordCommand(CLI::App& app, bool has_dashes, std::vector<std::string>
   CLI::App* sub = app.add_subcommand("record", "Run a command and sample where it spends CPU time");
   sub->add_option("-F,--freq", args->frequency, "Samples per second of CPU time, 1..10000")
       ->capture_default_str();
-  sub->add_option("-g,--call-graph", args->call_graph, "Call stacks: fp (frame pointers) or none")
+  sub->add_option(
+         "-g,--call-graph", args->call_graph,
+         "Call stacks: fp (frame pointers), dwarf[,BYTES] (CFI over a stack copy), auto or none")
       ->capture_default_str();
   sub->add_option("-o,--output", args->output,
                   "Recording to write (an existing one is kept as FILE.old)")

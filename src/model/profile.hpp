@@ -64,12 +64,26 @@ struct StackNode {
   LocationId location = kNone;
 };
 
+// How a sample's call stack ended, as the recorder judged it while
+// unwinding (-g dwarf / auto). Reports turn it into the stack-completeness
+// line (model::stackCompleteness).
+enum class StackEnd : uint8_t {
+  kNotJudged = 0,  // not unwound by strobe (-g fp / none): judged from the symbols
+  kEntry = 1,      // the unwinder reached the outermost frame (CFI end, return address 0)
+  kStackCopy = 2,  // truncated: the next frame lay past the end of the stack copy
+  kNoCfi = 3,      // truncated: no unwind information for a frame
+  kBadFrame = 4,   // truncated: unmapped code, an inconsistent or unreadable frame
+  kSpliced = 5,    // the CFI walk ended early; the kernel's frame-pointer chain continued it
+};
+inline constexpr uint8_t kMaxStackEnd = 5;
+
 struct Sample {
   uint64_t time_ns = 0;  // since Meta::start_monotonic_ns
   int32_t tid = 0;
   uint32_t cpu = 0;
   StackId stack = kNone;  // the leaf node; kNone for an empty stack
   uint64_t weight = 0;    // the event's period (ns of CPU time for cpu-clock)
+  StackEnd stack_end = StackEnd::kNotJudged;
 };
 
 struct Thread {
@@ -84,9 +98,10 @@ struct Meta {
   uint64_t start_realtime_ns = 0;    // wall-clock time of the start (UNIX epoch)
   uint64_t start_monotonic_ns = 0;   // CLOCK_MONOTONIC at the start
   uint64_t duration_ns = 0;
-  uint32_t frequency = 0;  // requested Hz (0 when sampling by period)
-  std::string event;       // e.g. "cpu-clock"
-  std::string call_graph;  // "fp" or "none"
+  uint32_t frequency = 0;         // requested Hz (0 when sampling by period)
+  std::string event;              // e.g. "cpu-clock"
+  std::string call_graph;         // "fp", "dwarf", "auto" or "none"
+  uint32_t stack_copy_bytes = 0;  // -g dwarf / auto: user stack bytes copied per sample
   std::string hostname;
   std::string kernel;  // uname -r
   std::string strobe_version;

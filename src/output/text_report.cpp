@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "output/stack_completeness.hpp"
+
 namespace strobe::output {
 namespace {
 
@@ -103,6 +105,7 @@ void writeTextReport(const model::Profile& p, const TextOptions& opt, const std:
                formatDuration(m.duration_ns), formatDuration(t.weight), t.threads);
     fmt::print(out, "samples:   {} ({} lost)   event: {} at {} Hz   rate: {:.0f} per CPU-second\n",
                t.samples, m.lost_samples, m.event, m.frequency, rate);
+    if (std::string s = stackCompletenessLine(p); !s.empty()) fmt::print(out, "stacks:    {}\n", s);
     fmt::print(out, "\n");
   }
   if (!opt.callers.empty() || !opt.callees.empty()) {

@@ -128,6 +128,14 @@ perf_event_attr makeAttr(const EventSpec& spec, bool inherit, bool enable_on_exe
   a.sample_type =
       PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
   if (spec.callchain) a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+  if (spec.regs_user != 0) {
+    a.sample_type |= PERF_SAMPLE_REGS_USER;
+    a.sample_regs_user = spec.regs_user;
+  }
+  if (spec.stack_user != 0) {
+    a.sample_type |= PERF_SAMPLE_STACK_USER;
+    a.sample_stack_user = spec.stack_user;
+  }
   if (spec.period != 0) {
     a.sample_period = spec.period;
   } else {

@@ -32,6 +32,11 @@ struct EventSpec {
   uint64_t period = 0;      // if nonzero: one sample every `period` events instead
   bool callchain = true;    // PERF_SAMPLE_CALLCHAIN (frame-pointer walk by the kernel)
   bool kernel = false;      // also sample kernel space and kernel callchains
+  // -g dwarf / auto: PERF_SAMPLE_REGS_USER with this attr.sample_regs_user
+  // (0: not sampled) and PERF_SAMPLE_STACK_USER copying this many bytes of
+  // the user stack (0: not sampled; a multiple of 8, at most 65528).
+  uint64_t regs_user = 0;
+  uint32_t stack_user = 0;
 };
 
 // (attr.type, attr.config) for a known event name: cpu-clock, task-clock,
@@ -46,13 +51,12 @@ std::string eventName(uint32_t type, uint64_t config);
 inline constexpr uint32_t kNoEventType = UINT32_MAX;
 
 // The attributes strobe samples with. sample_type = IP|TID|TIME|CPU|PERIOD
-// (+CALLCHAIN); frequency mode unless spec.period is set; mmap/mmap2/comm/
-// comm_exec/task side-band records with sample_id_all; CLOCK_MONOTONIC
-// timestamps; created disabled; build_id = 1 (openEvent drops it on kernels
-// older than 5.12). wakeup_bytes: poll() wakes once that many bytes wait in
-// the ring (watermark mode); 0 lets the kernel pick half the ring.
-// An unknown spec.name yields attr.type = kNoEventType, which openEvent
-// refuses with a kUsage error; validate names with eventTypeConfig first.
+// (+CALLCHAIN, +REGS_USER, +STACK_USER as the spec asks); frequency mode unless spec.period is set;
+// mmap/mmap2/comm/ comm_exec/task side-band records with sample_id_all; CLOCK_MONOTONIC timestamps;
+// created disabled; build_id = 1 (openEvent drops it on kernels older than 5.12). wakeup_bytes:
+// poll() wakes once that many bytes wait in the ring (watermark mode); 0 lets the kernel pick half
+// the ring. An unknown spec.name yields attr.type = kNoEventType, which openEvent refuses with a
+// kUsage error; validate names with eventTypeConfig first.
 perf_event_attr makeAttr(const EventSpec& spec, bool inherit, bool enable_on_exec,
                          uint32_t wakeup_bytes = 0);
 

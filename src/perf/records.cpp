@@ -82,7 +82,60 @@ SampleId readSampleId(FieldReader& r, uint64_t sample_type) {
   return id;
 }
 
-Result<Record> decodeSample(const uint8_t* bytes, size_t size, uint64_t sample_type) {
+// PERF_SAMPLE_RAW, REGS_USER and STACK_USER, which follow the callchain
+// (linux/perf_event.h, PERF_RECORD_SAMPLE).
+Status decodeUserStack(FieldReader& r, uint64_t sample_type, uint64_t regs_mask, SampleRecord& s) {
+  if (sample_type & PERF_SAMPLE_RAW) {
+    uint32_t raw = 0;
+    r.get(raw);
+    r.skip(raw);
+  }
+  if (sample_type & PERF_SAMPLE_BRANCH_STACK) {
+    return makeError("cannot decode a SAMPLE record with a branch stack and user registers", {},
+                     ErrorKind::kUnsupported);
+  }
+  if (sample_type & PERF_SAMPLE_REGS_USER) {
+    r.get(s.regs_abi);
+    if (!r.failed() && s.regs_abi != PERF_SAMPLE_REGS_ABI_NONE) {
+      const auto n = static_cast<uint32_t>(__builtin_popcountll(regs_mask));
+      if (n > r.remaining() / 8) {
+        r.fail(r.offset());
+      } else {
+        s.regs = reinterpret_cast<const uint64_t*>(r.cursor());
+        s.regs_count = n;
+        s.regs_mask = regs_mask;
+        r.skip(size_t{n} * 8);
+      }
+    }
+  }
+  if (sample_type & PERF_SAMPLE_STACK_USER) {
+    uint64_t size = 0;
+    r.get(size);
+    if (!r.failed() && size != 0) {
+      if (size > r.remaining()) {
+        r.fail(r.offset());
+      } else {
+        const uint8_t* data = r.cursor();
+        r.skip(size);
+        uint64_t dyn = 0;
+        const size_t at = r.offset();
+        r.get(dyn);
+        if (!r.failed() && dyn > size) {
+          return makeError("corrupt SAMPLE record: the stack's dynamic size " +
+                               std::to_string(dyn) + " at offset " + std::to_string(at) +
+                               " exceeds its " + std::to_string(size) + " bytes",
+                           {}, ErrorKind::kCorrupt);
+        }
+        s.stack = data;
+        s.stack_size = dyn;
+      }
+    }
+  }
+  return {};
+}
+
+Result<Record> decodeSample(const uint8_t* bytes, size_t size, uint64_t sample_type,
+                            uint64_t regs_mask) {
   FieldReader r(bytes, size);
   r.skip(kHeaderSize);
   SampleRecord s;
@@ -119,7 +172,15 @@ Result<Record> decodeSample(const uint8_t* bytes, size_t size, uint64_t sample_t
         s.callchain = reinterpret_cast<const uint64_t*>(r.cursor());
         s.callchain_len = nr;
       }
+      r.skip(nr * 8);
     }
+  }
+  if (sample_type & (PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) {
+    if (sample_type & PERF_SAMPLE_READ) {
+      return makeError("cannot decode a SAMPLE record with PERF_SAMPLE_READ and user registers", {},
+                       ErrorKind::kUnsupported);
+    }
+    if (Status st = decodeUserStack(r, sample_type, regs_mask, s); !st) return st.takeError();
   }
   if (r.failed()) return truncated(PERF_RECORD_SAMPLE, r.failOffset(), size);
   return Record{s};
@@ -303,7 +364,7 @@ std::string_view recordTypeName(uint32_t type) {
 }
 
 Result<Record> decodeRecord(const perf_event_header* hdr, const uint8_t* bytes, size_t size,
-                            uint64_t sample_type) {
+                            uint64_t sample_type, uint64_t regs_user_mask) {
   if (hdr == nullptr || bytes == nullptr || size < kHeaderSize) {
     return makeError(
         "truncated perf record: " + std::to_string(size) + " bytes cannot hold its 8-byte header",
@@ -315,7 +376,8 @@ Result<Record> decodeRecord(const perf_event_header* hdr, const uint8_t* bytes, 
                          std::to_string(size) + " were given",
                      {}, ErrorKind::kCorrupt);
   }
-  if (hdr->type == PERF_RECORD_SAMPLE) return decodeSample(bytes, size, sample_type);
+  if (hdr->type == PERF_RECORD_SAMPLE)
+    return decodeSample(bytes, size, sample_type, regs_user_mask);
   return decodeOther(hdr, bytes, size, sample_type);
 }
 

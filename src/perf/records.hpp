@@ -49,6 +49,17 @@ struct SampleRecord {
   // Points into the record bytes; valid only while they are.
   const uint64_t* callchain = nullptr;
   uint64_t callchain_len = 0;
+  // PERF_SAMPLE_REGS_USER: regs_count values in increasing bit order of
+  // regs_mask (attr.sample_regs_user). regs_abi is PERF_SAMPLE_REGS_ABI_*;
+  // ABI_NONE (no user registers, e.g. a kernel thread) leaves regs null.
+  uint64_t regs_abi = 0;
+  uint64_t regs_mask = 0;
+  const uint64_t* regs = nullptr;
+  uint32_t regs_count = 0;
+  // PERF_SAMPLE_STACK_USER: stack_size (the record's dyn_size) bytes copied
+  // from the user stack pointer upwards. Points into the record bytes.
+  const uint8_t* stack = nullptr;
+  uint64_t stack_size = 0;
 };
 
 // PERF_RECORD_MMAP2, and PERF_RECORD_MMAP (prot, flags, ids left 0).
@@ -96,10 +107,12 @@ using Record = std::variant<std::monostate, SampleRecord, Mmap2Record, CommRecor
 // Decodes one record. bytes points at the record (the header included,
 // hdr == bytes), size == hdr->size, and bytes must be 8-byte aligned (ring
 // records are) so the callchain can be read in place. sample_type is the
-// attr.sample_type the event was opened with. PERF_SAMPLE_READ with a
-// callchain is not supported (kUnsupported).
+// attr.sample_type the event was opened with, and regs_user_mask its
+// attr.sample_regs_user (needed with PERF_SAMPLE_REGS_USER). PERF_SAMPLE_READ
+// with a callchain, and PERF_SAMPLE_BRANCH_STACK with user registers or
+// stack, are not supported (kUnsupported).
 Result<Record> decodeRecord(const perf_event_header* hdr, const uint8_t* bytes, size_t size,
-                            uint64_t sample_type);
+                            uint64_t sample_type, uint64_t regs_user_mask = 0);
 
 // The time of a decoded record (0 for monostate).
 uint64_t recordTime(const Record& record);

@@ -18,7 +18,90 @@ std::string hex(const uint8_t* bytes, size_t n) {
   return s;
 }
 
+// The unwinder's view of one process: mappings give model module ids and
+// file offsets; a module's file is its path in the model.
+class SpaceMap final : public unwind::AddressMap {
+ public:
+  SpaceMap(const AddressSpace& as, const model::Profile& p) : as_(as), p_(p) {}
+  bool find(uint64_t avma, uint32_t& module, uint64_t& file_offset) const override {
+    const Mapping* m = as_.find(avma);
+    if (m == nullptr || m->module == model::kNone) return false;
+    module = m->module;
+    file_offset = avma - m->start + m->pgoff;
+    return true;
+  }
+  std::string modulePath(uint32_t module) const override {
+    if (module >= p_.modules().size()) return {};
+    return p_.str(p_.modules()[module].path);
+  }
+
+ private:
+  const AddressSpace& as_;
+  const model::Profile& p_;
+};
+
+// The user part of a callchain (leaf first, starting at the ip).
+void userChain(const perf::SampleRecord& r, const uint64_t*& chain, size_t& len) {
+  chain = nullptr;
+  len = 0;
+  for (uint64_t i = 0; i < r.callchain_len; ++i) {
+    if (r.callchain[i] != perf::kContextUser) continue;
+    chain = r.callchain + i + 1;
+    while (i + 1 + len < r.callchain_len && !perf::isContextMarker(chain[len])) ++len;
+    return;
+  }
+}
+
+model::StackEnd stackEndOf(const unwind::UnwindResult& u) {
+  if (u.spliced) return model::StackEnd::kSpliced;
+  switch (u.reason) {
+    case unwind::StopReason::kEntry:
+      return model::StackEnd::kEntry;
+    case unwind::StopReason::kStackCopy:
+      return model::StackEnd::kStackCopy;
+    case unwind::StopReason::kNoCfi:
+      return model::StackEnd::kNoCfi;
+    case unwind::StopReason::kBadFrame:
+    case unwind::StopReason::kDepthLimit:
+      return model::StackEnd::kBadFrame;
+  }
+  return model::StackEnd::kBadFrame;
+}
+
+constexpr size_t kMaxUnwoundFrames = 1024;
+
 }  // namespace
+
+void Converter::enableUnwinding(unwind::UnwindMode mode) {
+  unwinder_ = std::make_unique<unwind::Unwinder>(mode);
+  unwound_.assign(kMaxUnwoundFrames, 0);
+}
+
+model::StackEnd Converter::unwindSample(const perf::SampleRecord& r, AddressSpace& as) {
+  unwind::Registers regs;
+  if (!unwind::registersFromPerf(r.regs_mask, r.regs, r.regs_count, regs)) {
+    return model::StackEnd::kBadFrame;
+  }
+  const uint64_t* chain = nullptr;
+  size_t chain_len = 0;
+  userChain(r, chain, chain_len);
+  unwind::StackCopy stack{regs.r[unwind::archRegs().sp], r.stack, r.stack_size};
+  SpaceMap map(as, profile_);
+  unwind::UnwindResult u =
+      unwinder_->unwind(map, regs, stack, chain, chain_len, unwound_.data(), unwound_.size());
+  for (size_t i = 0; i < u.frames; ++i) {
+    // Every frame but the leaf is a return address: step into the call.
+    frames_.push_back(i == 0 ? unwound_[i] : unwound_[i] - 1);
+  }
+  ++stats_.unwound;
+  stats_.unwind_rule_misses = unwinder_->stats().rule_misses;
+  model::StackEnd end = stackEndOf(u);
+  if (end == model::StackEnd::kStackCopy || end == model::StackEnd::kNoCfi ||
+      end == model::StackEnd::kBadFrame) {
+    ++stats_.truncated;
+  }
+  return end;
+}
 
 Converter::Converter(model::Profile& profile, uint64_t start_ns)
     : profile_(profile), start_ns_(start_ns) {}
@@ -93,7 +176,12 @@ void Converter::onSample(const perf::SampleRecord& r) {
   // Leaf-first user addresses. Context markers separate kernel and user
   // parts; only user frames are kept here.
   frames_.clear();
-  if (r.callchain_len == 0) {
+  AddressSpace& as = spaces_[pid];
+  model::StackEnd end = model::StackEnd::kNotJudged;
+  if (unwinder_ != nullptr && r.regs != nullptr) {
+    end = unwindSample(r, as);
+    if (frames_.empty()) frames_.push_back(r.ip);
+  } else if (r.callchain_len == 0) {
     frames_.push_back(r.ip);
   } else {
     bool user = false;
@@ -113,13 +201,12 @@ void Converter::onSample(const perf::SampleRecord& r) {
     if (frames_.empty()) frames_.push_back(r.ip);
   }
 
-  AddressSpace& as = spaces_[pid];
   model::StackId stack = model::kNone;
   for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
     stack = profile_.internStack(stack, locate(as, *it));
   }
   uint64_t t = r.time >= start_ns_ ? r.time - start_ns_ : 0;
-  profile_.addSample(model::Sample{t, tid, r.cpu, stack, r.period});
+  profile_.addSample(model::Sample{t, tid, r.cpu, stack, r.period, end});
 }
 
 }  // namespace strobe::record

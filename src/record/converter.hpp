@@ -3,6 +3,12 @@
 // threads (COMM, FORK), and turns each SAMPLE's callchain into an interned
 // stack of locations (module + file offset). Shared by `record` and `top`.
 //
+// With unwinding enabled (-g dwarf / auto), a SAMPLE carrying user registers
+// and a stack copy is unwound here, as the recorder drains, with the
+// unwinder's memoized CFI rules; the stack copy is never kept. Its kernel
+// frame-pointer chain is spliced in where the CFI walk ends early, and the
+// sample's StackEnd records how its stack ended.
+//
 // Records must arrive in time order (see EventQueue). Caller frames are
 // return addresses: the converter stores return address − 1 so that later
 // lookups land in the call instruction (FIELD-NOTES: "Return addresses").
@@ -10,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -17,14 +24,18 @@
 #include "model/profile.hpp"
 #include "perf/records.hpp"
 #include "record/address_space.hpp"
+#include "unwind/unwinder.hpp"
 
 namespace strobe::record {
 
 struct ConverterStats {
   uint64_t samples = 0;
-  uint64_t lost = 0;             // samples the kernel dropped (LOST records)
-  uint64_t throttled = 0;        // THROTTLE records
-  uint64_t unmapped_frames = 0;  // frames that fell in no known mapping
+  uint64_t lost = 0;                // samples the kernel dropped (LOST records)
+  uint64_t throttled = 0;           // THROTTLE records
+  uint64_t unmapped_frames = 0;     // frames that fell in no known mapping
+  uint64_t unwound = 0;             // samples unwound from registers and a stack copy
+  uint64_t truncated = 0;           // of those: stacks that ended early (StackEnd 2..4)
+  uint64_t unwind_rule_misses = 0;  // CFI rules compiled (the rest were table lookups)
 };
 
 class Converter {
@@ -47,15 +58,22 @@ class Converter {
                   const std::string& path, const std::string& build_id);
   void nameThread(int32_t pid, int32_t tid, const std::string& name);
 
+  // Unwinds samples that carry user registers and a stack copy.
+  void enableUnwinding(unwind::UnwindMode mode);
+
   const ConverterStats& stats() const { return stats_; }
 
  private:
   model::LocationId locate(AddressSpace& as, uint64_t addr);
+  // Fills frames_ from the sample's registers and stack; returns how it ended.
+  model::StackEnd unwindSample(const perf::SampleRecord& r, AddressSpace& as);
 
   model::Profile& profile_;
   uint64_t start_ns_;
   std::unordered_map<int32_t, AddressSpace> spaces_;  // by pid
   std::vector<uint64_t> frames_;                      // scratch: leaf first
+  std::unique_ptr<unwind::Unwinder> unwinder_;        // null: no unwinding
+  std::vector<uint64_t> unwound_;                     // scratch for the unwinder
   ConverterStats stats_;
 };
 

@@ -22,7 +22,7 @@ uint64_t timeOf(const perf::Record& r) {
 }  // namespace
 
 void EventQueue::push(const perf_event_header* hdr, const uint8_t* bytes, size_t size) {
-  auto rec = perf::decodeRecord(hdr, bytes, size, sample_type_);
+  auto rec = perf::decodeRecord(hdr, bytes, size, sample_type_, regs_user_mask_);
   if (!rec.ok()) {
     ++malformed_;
     return;

@@ -18,7 +18,9 @@ namespace strobe::record {
 
 class EventQueue {
  public:
-  explicit EventQueue(uint64_t sample_type) : sample_type_(sample_type) {}
+  // sample_type and regs_user_mask: the attr's sample_type and sample_regs_user.
+  explicit EventQueue(uint64_t sample_type, uint64_t regs_user_mask = 0)
+      : sample_type_(sample_type), regs_user_mask_(regs_user_mask) {}
 
   // Copies one record in. A record that does not decode is counted and dropped.
   void push(const perf_event_header* hdr, const uint8_t* bytes, size_t size);
@@ -32,7 +34,7 @@ class EventQueue {
     for (; n < entries_.size() && entries_[n].time < before; ++n) {
       const Entry& e = entries_[n];
       auto rec = perf::decodeRecord(reinterpret_cast<const perf_event_header*>(&arena_[e.offset]),
-                                    &arena_[e.offset], e.size, sample_type_);
+                                    &arena_[e.offset], e.size, sample_type_, regs_user_mask_);
       if (rec.ok()) sink(*rec);
     }
     drop(n);
@@ -55,6 +57,7 @@ class EventQueue {
   void drop(size_t n);
 
   uint64_t sample_type_;
+  uint64_t regs_user_mask_;
   std::vector<uint8_t> arena_;
   std::vector<Entry> entries_;
   uint64_t malformed_ = 0;

@@ -18,6 +18,7 @@
 #include "perf/ring_buffer.hpp"
 #include "record/event_queue.hpp"
 #include "record/launch.hpp"
+#include "unwind/regs.hpp"
 
 namespace strobe::record {
 namespace {
@@ -120,7 +121,11 @@ Result<RecordOutcome> recordCommand(const RecordOptions& opt, model::Profile& pr
 
   perf::EventSpec spec;
   spec.frequency = opt.frequency;
-  spec.callchain = opt.callchain;
+  spec.callchain = opt.callchain || opt.stack_copy_bytes != 0;
+  if (opt.stack_copy_bytes != 0) {
+    spec.regs_user = unwind::archRegs().perf_mask;
+    spec.stack_user = opt.stack_copy_bytes;
+  }
   const size_t ring_bytes = opt.mmap_pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   perf_event_attr attr =
       perf::makeAttr(spec, /*inherit=*/true, /*enable_on_exec=*/true, ring_bytes / 4);
@@ -148,6 +153,10 @@ Result<RecordOutcome> recordCommand(const RecordOptions& opt, model::Profile& pr
   meta.frequency = opt.frequency;
   meta.event = spec.name;
   meta.call_graph = opt.callchain ? "fp" : "none";
+  if (opt.stack_copy_bytes != 0) {
+    meta.call_graph = opt.unwind_auto ? "auto" : "dwarf";
+    meta.stack_copy_bytes = opt.stack_copy_bytes;
+  }
   meta.hostname = hostName();
   meta.kernel = kernelRelease();
   meta.strobe_version = STROBE_VERSION;
@@ -155,7 +164,11 @@ Result<RecordOutcome> recordCommand(const RecordOptions& opt, model::Profile& pr
   meta.start_monotonic_ns = monotonicNs();
 
   Converter converter(profile, meta.start_monotonic_ns);
-  EventQueue queue(attr.sample_type);
+  if (opt.stack_copy_bytes != 0) {
+    converter.enableUnwinding(opt.unwind_auto ? unwind::UnwindMode::kAuto
+                                              : unwind::UnwindMode::kDwarf);
+  }
+  EventQueue queue(attr.sample_type, attr.sample_regs_user);
   auto drainAll = [&] {
     for (Ring& r : rings) {
       r.buffer.drain([&](const perf_event_header* hdr, const uint8_t* bytes, size_t size) {

@@ -24,7 +24,13 @@ struct RecordOptions {
   std::vector<std::string> command;  // argv; command[0] is looked up in PATH
   uint32_t frequency = 99;           // Hz of CPU time, per thread
   bool callchain = true;             // -g fp (true) or -g none
-  size_t mmap_pages = 128;           // data pages per CPU ring, a power of two
+  // -g dwarf / auto: also sample the user registers and this many bytes of
+  // user stack (a multiple of 8, at most 65528) and unwind them with CFI as
+  // the rings drain; 0 = off. The kernel's fp chain (callchain) is spliced in
+  // where the CFI walk ends early.
+  uint32_t stack_copy_bytes = 0;
+  bool unwind_auto = false;  // -g auto: fp steps in modules that keep frame pointers
+  size_t mmap_pages = 128;   // data pages per CPU ring, a power of two
 };
 
 struct RecordOutcome {

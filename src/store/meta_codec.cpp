@@ -28,6 +28,7 @@ constexpr Field kFields[] = {
     {"frequency", &Meta::frequency},
     {"event", &Meta::event},
     {"call_graph", &Meta::call_graph},
+    {"stack_copy_bytes", &Meta::stack_copy_bytes},
     {"hostname", &Meta::hostname},
     {"kernel", &Meta::kernel},
     {"strobe_version", &Meta::strobe_version},

@@ -299,8 +299,18 @@ class Reader {
     auto& samples = p_.mutableSamples();
     samples.reserve(static_cast<size_t>(count));
     const uint64_t stacks = p_.stacks().size();
+    // stack_end came later in version 1: older recordings read it as 0.
+    int64_t has_stack_end = 0;
+    if (int rc = pragma("SELECT count(*) FROM pragma_table_info('samples') WHERE name='stack_end'",
+                        has_stack_end);
+        rc != SQLITE_OK) {
+      return sqliteError(rc, "samples");
+    }
     const char* sql =
-        "SELECT rowid, time_ns, tid, cpu, stack_id, weight FROM samples ORDER BY rowid";
+        has_stack_end != 0
+            ? "SELECT rowid, time_ns, tid, cpu, stack_id, weight, stack_end FROM samples "
+              "ORDER BY rowid"
+            : "SELECT rowid, time_ns, tid, cpu, stack_id, weight, 0 FROM samples ORDER BY rowid";
     return forEachRow("samples", sql, [&](RowView& r, sqlite3_stmt* s) -> Status {
       model::Sample x;
       x.time_ns = r.u64(1, "time_ns");
@@ -308,6 +318,7 @@ class Reader {
       x.cpu = static_cast<uint32_t>(r.integer(3, "cpu", 0, kMaxU32));
       x.stack = r.id(4, "stack_id", stacks, "stacks", true);
       x.weight = r.u64(5, "weight");
+      x.stack_end = static_cast<model::StackEnd>(r.integer(6, "stack_end", 0, model::kMaxStackEnd));
       if (!r.ok()) return rowError("samples", sqlite3_column_int64(s, 0), r.problem());
       samples.push_back(x);
       return {};

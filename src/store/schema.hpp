@@ -31,7 +31,8 @@ CREATE TABLE stacks(
   location_id INTEGER NOT NULL REFERENCES locations(id));
 CREATE TABLE samples(
   time_ns INTEGER NOT NULL, tid INTEGER NOT NULL, cpu INTEGER NOT NULL,
-  stack_id INTEGER REFERENCES stacks(id), weight INTEGER NOT NULL);
+  stack_id INTEGER REFERENCES stacks(id), weight INTEGER NOT NULL,
+  stack_end INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE threads(tid INT PRIMARY KEY NOT NULL, pid INTEGER NOT NULL, name TEXT NOT NULL);
 )sql";
 

@@ -188,7 +188,9 @@ TEST_F(RecordTest, UsageErrors) {
             "  hint: use 64, 128, 256, 512, ...\n");
   r = record({"/bin/true"}, {"-g", "lbr"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "strobe: error: unknown call graph mode 'lbr'\n  hint: use -g fp or -g none\n");
+  EXPECT_EQ(r.err,
+            "strobe: error: unknown call graph mode 'lbr'\n"
+            "  hint: use -g fp, -g dwarf[,BYTES], -g auto or -g none\n");
 }
 
 TEST_F(RecordTest, HighRateWarnsAboutOverhead) {
@@ -220,8 +222,8 @@ TEST_F(RecordTest, SignalSentToStrobeIsForwardedAndRecordingWritten) {
 
 TEST_F(RecordTest, LostSamplesAreCountedAndWarnedAbout) {
   // Stop strobe (not the command) long enough for a one-page ring to overflow.
-  std::vector<std::string> argv = {kStrobe, "record", "-F", "4000", "--mmap-pages", "1",
-                                   "-o",    db(),     "--", kFixtures + "fixture_shares"};
+  std::vector<std::string> argv = {kStrobe, "record", "-F", "4000", "--mmap-pages",
+                                   "1",     "-o",     db(), "--",   kFixtures + "fixture_shares"};
   int pid = startProcess(argv, dir_);
   ASSERT_GT(pid, 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -232,9 +234,10 @@ TEST_F(RecordTest, LostSamplesAreCountedAndWarnedAbout) {
   ASSERT_EQ(r.status, 0) << r.err;
   model::Profile p = load();
   EXPECT_GT(p.meta().lost_samples, 0u);
-  EXPECT_NE(r.err.find("% of samples were lost: strobe did not drain the ring in time\n"
-                       "  hint: lower the rate (-F) or enlarge the ring (--mmap-pages, e.g. 512)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("% of samples were lost: strobe did not drain the ring in time\n"
+                 "  hint: lower the rate (-F) or enlarge the ring (--mmap-pages, e.g. 512)\n"),
+      std::string::npos)
       << r.err;
   Ran rep = runProcess({kStrobe, "report", db()});
   EXPECT_NE(rep.out.find(" (" + std::to_string(p.meta().lost_samples) + " lost)"),

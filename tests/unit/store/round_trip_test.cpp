@@ -2,6 +2,8 @@
 // field; the file is a strobe recording SQL users can query.
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include <fstream>
 
 #include "store/store.hpp"
@@ -20,6 +22,25 @@ TEST_F(StoreTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(back->locations()[2].lines.size(), 2u);
   EXPECT_EQ(back->locations().back().module, model::kNone);
   EXPECT_EQ(back->samples().back().weight, 0xFFFFFFFFFFFFFFF0ULL);
+}
+
+TEST_F(StoreTest, RecordingWithoutStackEndColumnReadsAsNotJudged) {
+  model::Profile original = richProfile();
+  ASSERT_TRUE(store::writeProfile(original, file("old.db")));
+  // A version-1 recording from before the column existed.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file("old.db").c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(
+      sqlite3_exec(db, "ALTER TABLE samples DROP COLUMN stack_end", nullptr, nullptr, nullptr),
+      SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  auto back = store::readProfile(file("old.db"));
+  ASSERT_TRUE(back.ok()) << back.error().describe();
+  ASSERT_EQ(back->samples().size(), original.samples().size());
+  for (const model::Sample& s : back->samples()) {
+    EXPECT_EQ(s.stack_end, model::StackEnd::kNotJudged);
+  }
 }
 
 TEST_F(StoreTest, RoundTripOfAnEmptyProfile) {

@@ -68,7 +68,8 @@ Profile richProfile() {
     t += 1'000'000 + static_cast<uint64_t>(i);
     int32_t tid = i % 3 == 0 ? 4242 : 4243;
     p.addSample({t, tid, static_cast<uint32_t>(i % 4), stacks[i % 7],
-                 1'000'000 + static_cast<uint64_t>(i) * 1000});
+                 1'000'000 + static_cast<uint64_t>(i) * 1000,
+                 static_cast<StackEnd>(i % (model::kMaxStackEnd + 1))});
   }
   p.addSample({t + 1, 4300, 7, s_memcpy, 0xFFFFFFFFFFFFFFF0ULL});  // weight above INT64_MAX
   return p;
@@ -160,6 +161,7 @@ void expectSameProfile(const Profile& a, const Profile& b) {
     EXPECT_EQ(s.cpu, t.cpu) << "sample " << i;
     EXPECT_EQ(s.stack, t.stack) << "sample " << i;
     EXPECT_EQ(s.weight, t.weight) << "sample " << i;
+    EXPECT_EQ(s.stack_end, t.stack_end) << "sample " << i;
   }
   ASSERT_EQ(a.threads().size(), b.threads().size());
   for (size_t i = 0; i < a.threads().size(); ++i) {

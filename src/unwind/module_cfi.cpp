@@ -1,0 +1,192 @@
+#include "unwind/module_cfi.hpp"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <limits>
+#include <mutex>
+
+#include "unwind/regs.hpp"
+
+namespace strobe::unwind {
+namespace {
+
+constexpr size_t kFramePointerProbes = 256;
+constexpr uint64_t kMinProbedFunctionSize = 16;
+
+bool fitsInt32(int64_t v) {
+  return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max();
+}
+
+// A register's rule from libdw's location description (libdw.h,
+// dwarf_frame_register): nothing = undefined or same value; otherwise
+// DW_OP_call_frame_cfa [DW_OP_plus_uconst N] [DW_OP_stack_value].
+void registerRule(Dwarf_Frame* frame, int regno, uint8_t& kind, int32_t& off) {
+  Dwarf_Op mem[3];
+  Dwarf_Op* ops = nullptr;
+  size_t nops = 0;
+  kind = Rule::kUnsupported;
+  off = 0;
+  if (::dwarf_frame_register(frame, regno, mem, &ops, &nops) != 0) return;
+  if (nops == 0) {
+    kind = ops == nullptr ? Rule::kSame : Rule::kUndefined;
+    return;
+  }
+  if (ops[0].atom != DW_OP_call_frame_cfa) return;
+  size_t i = 1;
+  int64_t value = 0;
+  if (i < nops && ops[i].atom == DW_OP_plus_uconst) {
+    value = static_cast<int64_t>(ops[i].number);  // negative offsets wrap around
+    ++i;
+  }
+  if (!fitsInt32(value)) return;
+  if (i == nops) {
+    kind = Rule::kAtCfa;
+  } else if (i + 1 == nops && ops[i].atom == DW_OP_stack_value) {
+    kind = Rule::kValCfa;
+  } else {
+    return;
+  }
+  off = static_cast<int32_t>(value);
+}
+
+// The CFA rule: DW_OP_bregN / DW_OP_bregx (what libdw synthesizes for
+// "register + offset"), optionally followed by DW_OP_deref.
+void cfaRule(Dwarf_Frame* frame, Rule& rule) {
+  Dwarf_Op* ops = nullptr;
+  size_t nops = 0;
+  rule.cfa_kind = Rule::kCfaNone;
+  if (::dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops == 0 || nops > 2) return;
+  uint64_t reg = 0;
+  int64_t off = 0;
+  if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+    reg = ops[0].atom - DW_OP_breg0;
+    off = static_cast<int64_t>(ops[0].number);
+  } else if (ops[0].atom == DW_OP_bregx) {
+    reg = ops[0].number;
+    off = static_cast<int64_t>(ops[0].number2);
+  } else {
+    return;
+  }
+  if (reg >= kMaxDwarfRegs || !fitsInt32(off)) return;
+  if (nops == 2 && ops[1].atom != DW_OP_deref) return;
+  rule.cfa_kind = nops == 2 ? Rule::kCfaRegDeref : Rule::kCfaReg;
+  rule.cfa_reg = static_cast<uint8_t>(reg);
+  rule.cfa_off = static_cast<int32_t>(off);
+}
+
+bool compile(Dwarf_CFI* cfi, uint64_t svma, Rule& rule) {
+  if (cfi == nullptr) return false;
+  Dwarf_Frame* frame = nullptr;
+  if (::dwarf_cfi_addrframe(cfi, svma, &frame) != 0 || frame == nullptr) return false;
+  Dwarf_Addr start = 0;
+  Dwarf_Addr end = 0;
+  bool signal = false;
+  const int ra_reg = ::dwarf_frame_info(frame, &start, &end, &signal);
+  rule = Rule{};
+  // Signal trampolines restore every register from a sigcontext: not a
+  // rule strobe evaluates (the frame-pointer splice takes over).
+  if (ra_reg >= 0 && !signal) {
+    cfaRule(frame, rule);
+    registerRule(frame, ra_reg, rule.ra, rule.ra_off);
+    registerRule(frame, archRegs().fp, rule.fp, rule.fp_off);
+  }
+  std::free(frame);
+  return rule.cfa_kind != Rule::kCfaNone;
+}
+
+void initLibelf() {
+  static std::once_flag once;
+  std::call_once(once, [] { ::elf_version(EV_CURRENT); });
+}
+
+}  // namespace
+
+ModuleCfi::~ModuleCfi() {
+  if (eh_cfi_ != nullptr) ::dwarf_cfi_end(eh_cfi_);
+  if (dwarf_ != nullptr) ::dwarf_end(dwarf_);
+  if (elf_ != nullptr) ::elf_end(elf_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<std::unique_ptr<ModuleCfi>> ModuleCfi::open(const std::string& path) {
+  initLibelf();
+  std::unique_ptr<ModuleCfi> m(new ModuleCfi());
+  m->path_ = path;
+  m->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (m->fd_ < 0) return systemError("cannot open " + path + " for its unwind tables");
+  m->elf_ = ::elf_begin(m->fd_, ELF_C_READ_MMAP, nullptr);
+  if (m->elf_ == nullptr || ::elf_kind(m->elf_) != ELF_K_ELF) {
+    return makeError(path + ": not an ELF file", {}, ErrorKind::kCorrupt);
+  }
+  size_t phnum = 0;
+  if (::elf_getphdrnum(m->elf_, &phnum) != 0) {
+    return makeError(path + ": bad program header count", {}, ErrorKind::kCorrupt);
+  }
+  for (size_t i = 0; i < phnum; ++i) {
+    GElf_Phdr ph;
+    if (::gelf_getphdr(m->elf_, static_cast<int>(i), &ph) == nullptr || ph.p_type != PT_LOAD) {
+      continue;
+    }
+    m->segments_.push_back(Segment{ph.p_offset, ph.p_vaddr, ph.p_filesz});
+  }
+  m->eh_cfi_ = ::dwarf_getcfi_elf(m->elf_);
+  m->dwarf_ = ::dwarf_begin_elf(m->elf_, DWARF_C_READ, nullptr);
+  if (m->dwarf_ != nullptr) m->debug_cfi_ = ::dwarf_getcfi(m->dwarf_);
+  m->uses_fp_ = m->judgeFramePointers();
+  return m;
+}
+
+Rule ModuleCfi::ruleAtSvma(uint64_t svma) const {
+  Rule rule;
+  if (compile(eh_cfi_, svma, rule)) return rule;
+  if (compile(debug_cfi_, svma, rule)) return rule;
+  return Rule{};
+}
+
+Rule ModuleCfi::ruleAt(uint64_t file_offset) const {
+  for (const Segment& s : segments_) {
+    if (file_offset >= s.offset && file_offset - s.offset < s.size) {
+      return ruleAtSvma(file_offset - s.offset + s.vaddr);
+    }
+  }
+  return Rule{};
+}
+
+bool ModuleCfi::judgeFramePointers() const {
+  if (!hasCfi()) return false;
+  Elf_Scn* table = nullptr;
+  for (Elf_Scn* scn = nullptr; (scn = ::elf_nextscn(elf_, scn)) != nullptr;) {
+    GElf_Shdr sh;
+    if (::gelf_getshdr(scn, &sh) == nullptr) continue;
+    if (sh.sh_type == SHT_SYMTAB) table = scn;
+    if (sh.sh_type == SHT_DYNSYM && table == nullptr) table = scn;
+  }
+  GElf_Shdr sh;
+  Elf_Data* data = table != nullptr ? ::elf_getdata(table, nullptr) : nullptr;
+  if (data == nullptr || ::gelf_getshdr(table, &sh) == nullptr || sh.sh_entsize == 0) return false;
+  const size_t count = sh.sh_size / sh.sh_entsize;
+  const size_t step = count > kFramePointerProbes ? count / kFramePointerProbes : 1;
+  size_t probed = 0;
+  size_t with_fp = 0;
+  for (size_t i = 0; i < count && probed < kFramePointerProbes; i += step) {
+    GElf_Sym sym;
+    if (::gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
+    if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF ||
+        sym.st_size < kMinProbedFunctionSize) {
+      continue;
+    }
+    Rule r = ruleAtSvma(sym.st_value + sym.st_size / 2);
+    if (r.cfa_kind == Rule::kCfaNone) continue;
+    ++probed;
+    if (r.cfa_kind == Rule::kCfaReg && r.cfa_reg == archRegs().fp) ++with_fp;
+  }
+  return probed > 0 && with_fp * 2 > probed;
+}
+
+}  // namespace strobe::unwind

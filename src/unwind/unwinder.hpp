@@ -1,0 +1,119 @@
+// Unwinder: turns one sample's user registers and stack copy
+// (PERF_SAMPLE_REGS_USER + PERF_SAMPLE_STACK_USER) into its call stack, with
+// the CFI of each module (ModuleCfi), and splices in the kernel's
+// frame-pointer chain where the CFI or the copy ends.
+//
+// Frames out: frames[0] is the sampled ip; frames[i > 0] are return
+// addresses as read from the stack (the caller subtracts 1 to land in the
+// call instruction, as it does for frame-pointer chains). Reads nothing but
+// the registers and the stack copy: every load is checked against the
+// copy's bounds [sp, sp + size) (size = the record's dynamic size).
+//
+// Memoization: the compiled Rule of each (module, file offset) is kept in an
+// open-addressing table; after warm-up a frame costs one table probe and two
+// or three loads, and unwinding allocates nothing (the table grows only on a
+// miss). Modules are opened lazily, once, by the path the AddressMap gives.
+// Module ids must stay bound to the same file for the Unwinder's lifetime.
+//
+// Thread safety: none; one Unwinder per draining thread.
+// Async-signal safety: none (a miss parses CFI with libdw).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "unwind/module_cfi.hpp"
+#include "unwind/regs.hpp"
+
+namespace strobe::unwind {
+
+// The process's address space as the unwinder needs it.
+class AddressMap {
+ public:
+  virtual ~AddressMap() = default;
+  // The module (a small dense id) and file offset holding `avma`; false
+  // when no file mapping holds it.
+  virtual bool find(uint64_t avma, uint32_t& module, uint64_t& file_offset) const = 0;
+  // The file holding module's code (asked once per module). "" or a path
+  // that cannot be opened ([vdso], a deleted file) means: no CFI.
+  virtual std::string modulePath(uint32_t module) const = 0;
+};
+
+// The sampled stack: `size` bytes copied from user address `base` (the sp).
+struct StackCopy {
+  uint64_t base = 0;
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+};
+
+// Why a walk ended.
+enum class StopReason : uint8_t {
+  kEntry,       // the CFI says the outermost frame (undefined return address) or it is 0
+  kStackCopy,   // the next load lay past the end of the stack copy
+  kNoCfi,       // no unwind rule for a pc (no CFI, a rule strobe does not evaluate)
+  kBadFrame,    // unmapped pc, a stack pointer that went backwards, an unknown register
+  kDepthLimit,  // the frames buffer is full
+};
+
+struct UnwindResult {
+  size_t frames = 0;
+  StopReason reason = StopReason::kBadFrame;  // why the CFI walk ended
+  bool spliced = false;  // frames after the CFI walk came from the kernel's fp chain
+};
+
+enum class UnwindMode : uint8_t {
+  kDwarf,  // CFI for every frame
+  kAuto,   // CFI for the leaf and for modules without a frame-pointer chain;
+           // the frame-pointer chain for callers in modules that keep one
+};
+
+struct UnwinderStats {
+  uint64_t frames = 0;         // frames produced by CFI or fp steps
+  uint64_t rule_misses = 0;    // rules compiled from CFI (each a libdw parse)
+  uint64_t modules = 0;        // modules opened
+  uint64_t module_errors = 0;  // modules that could not be opened
+};
+
+class Unwinder {
+ public:
+  explicit Unwinder(UnwindMode mode = UnwindMode::kDwarf);
+  ~Unwinder();
+  Unwinder(const Unwinder&) = delete;
+  Unwinder& operator=(const Unwinder&) = delete;
+
+  // Unwinds into frames[0 .. max). fp_chain (may be null) is the user part
+  // of the kernel's callchain for the same sample, leaf first, starting at
+  // the ip; it is spliced in where the CFI walk ends early and a frame's
+  // frame pointer matches a link of the kernel's walk (which started at the
+  // sampled frame pointer), so recursion never confuses the splice.
+  UnwindResult unwind(const AddressMap& map, const Registers& regs, const StackCopy& stack,
+                      const uint64_t* fp_chain, size_t fp_chain_len, uint64_t* frames, size_t max);
+
+  [[nodiscard]] const UnwinderStats& stats() const { return stats_; }
+  // Whether a module keeps frame pointers (as judged for -g auto); opens it.
+  bool moduleUsesFramePointers(const AddressMap& map, uint32_t module);
+
+ private:
+  struct Slot {
+    uint64_t key = 0;  // 0 = empty
+    Rule rule;
+  };
+  struct ModuleState {
+    bool tried = false;
+    std::unique_ptr<ModuleCfi> cfi;
+  };
+  const Rule& ruleFor(const AddressMap& map, uint32_t module, uint64_t offset);
+  ModuleCfi* moduleCfi(const AddressMap& map, uint32_t module);
+  void grow();
+
+  UnwindMode mode_;
+  std::vector<Slot> slots_;  // a power of two in size
+  size_t used_ = 0;
+  std::vector<ModuleState> modules_;  // by module id
+  UnwinderStats stats_;
+};
+
+}  // namespace strobe::unwind
