@@ -4,7 +4,7 @@ BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps deps-test build demo test clean bench-overhead
+.PHONY: all deps deps-test build demo test clean bench-overhead bench-dwarf
 
 all: build
 
@@ -32,6 +32,10 @@ test: deps-test build
 bench-overhead: build
 	scripts/deps.sh bench
 	bench/overhead/run.sh $(BUILD)
+
+bench-dwarf: build
+	scripts/deps.sh bench
+	bench/dwarf/run.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

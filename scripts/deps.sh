@@ -16,7 +16,7 @@ build_pkgs=(
 # pprof built from Debian's sources, Chromium, xmllint).
 test_pkgs=(
   libxml2-utils golang-go golang-github-google-pprof-dev chromium nodejs)
-bench_pkgs=(linux-perf hyperfine elfutils llvm google-perftools libgoogle-perftools4)
+bench_pkgs=(linux-perf hyperfine elfutils llvm google-perftools libgoogle-perftools4 sqlite3)
 
 pkgs=("${build_pkgs[@]}")
 case "$what" in

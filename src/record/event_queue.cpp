@@ -31,8 +31,10 @@ void EventQueue::push(const perf_event_header* hdr, const uint8_t* bytes, size_t
   uint64_t t = timeOf(*rec);
   size_t offset = arena_.size();
   // Keep each record 8-byte aligned so decoding can read u64 fields in place.
-  arena_.resize(offset + ((size + 7) & ~size_t{7}));
-  std::memcpy(&arena_[offset], bytes, size);
+  // insert, not resize + memcpy: no zero-filling of 16 KiB stack copies.
+  arena_.insert(arena_.end(), bytes, bytes + size);
+  arena_.resize(offset + alignedSize(size));
+  live_bytes_ += alignedSize(size);
   entries_.push_back(Entry{t, offset, size});
 }
 
@@ -46,23 +48,28 @@ void EventQueue::drop(size_t n) {
   if (n == entries_.size()) {
     entries_.clear();
     arena_.clear();
+    live_bytes_ = 0;
     return;
   }
-  // Compact: move what remains to the front of a fresh arena.
-  std::vector<uint8_t> arena;
-  arena.reserve(arena_.size());
-  std::vector<Entry> rest;
-  rest.reserve(entries_.size() - n);
-  for (size_t i = n; i < entries_.size(); ++i) {
-    Entry e = entries_[i];
-    size_t offset = arena.size();
-    arena.resize(offset + ((e.size + 7) & ~size_t{7}));
-    std::memcpy(&arena[offset], &arena_[e.offset], e.size);
-    e.offset = offset;
-    rest.push_back(e);
+  for (size_t i = 0; i < n; ++i) live_bytes_ -= alignedSize(entries_[i].size);
+  entries_.erase(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(n));
+  // Compact only when most of the arena is dead, so each byte is copied a
+  // bounded number of times (records with stack copies are 16 KiB each).
+  // In place, in offset order: the arena keeps its (already faulted-in)
+  // capacity instead of a fresh allocation per compaction.
+  if (arena_.size() <= 2 * live_bytes_ + kCompactSlack) return;
+  order_.resize(entries_.size());
+  for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
+  std::sort(order_.begin(), order_.end(),
+            [&](size_t a, size_t b) { return entries_[a].offset < entries_[b].offset; });
+  size_t cursor = 0;
+  for (size_t i : order_) {
+    Entry& e = entries_[i];
+    if (e.offset != cursor) std::memmove(&arena_[cursor], &arena_[e.offset], e.size);
+    e.offset = cursor;
+    cursor += alignedSize(e.size);
   }
-  arena_ = std::move(arena);
-  entries_ = std::move(rest);
+  arena_.resize(cursor);
 }
 
 }  // namespace strobe::record

@@ -55,11 +55,15 @@ class EventQueue {
   };
   void sortPending();
   void drop(size_t n);
+  static size_t alignedSize(size_t size) { return (size + 7) & ~size_t{7}; }
+  static constexpr size_t kCompactSlack = 1 << 20;
 
   uint64_t sample_type_;
   uint64_t regs_user_mask_;
   std::vector<uint8_t> arena_;
   std::vector<Entry> entries_;
+  size_t live_bytes_ = 0;      // arena bytes still referenced by entries_
+  std::vector<size_t> order_;  // scratch for compaction
   uint64_t malformed_ = 0;
 };
 
