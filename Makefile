@@ -21,6 +21,8 @@ demo: build
 	$(BUILD)/strobe record -F 999 -o $(BUILD)/demo.db -- $(BUILD)/examples/demo/demo
 	@echo
 	$(BUILD)/strobe report $(BUILD)/demo.db --top 10
+	$(BUILD)/strobe report $(BUILD)/demo.db -o $(BUILD)/demo.svg
+	@echo "flame graph: $(BUILD)/demo.svg (open it in a browser)"
 
 deps-test:
 	scripts/deps.sh test
