@@ -58,6 +58,31 @@ const char* attrString(Dwarf_Die* die, unsigned name) {
   return ::dwarf_formstring(::dwarf_attr_integrate(die, name, &attr));
 }
 
+// Languages whose names binutils does not demangle (its mangle_style() == 0).
+bool unmangledLanguage(int lang) {
+  switch (lang) {
+    case DW_LANG_C89:
+    case DW_LANG_C:
+    case DW_LANG_C99:
+    case DW_LANG_C11:
+    case DW_LANG_Cobol74:
+    case DW_LANG_Cobol85:
+    case DW_LANG_Fortran77:
+    case DW_LANG_Fortran90:
+    case DW_LANG_Fortran95:
+    case DW_LANG_Fortran03:
+    case DW_LANG_Fortran08:
+    case DW_LANG_Pascal83:
+    case DW_LANG_Modula2:
+    case DW_LANG_PLI:
+    case DW_LANG_UPC:
+    case DW_LANG_Mips_Assembler:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 struct DwarfIndex::Impl {
@@ -345,12 +370,13 @@ struct DwarfIndex::Impl {
     if (linkage == nullptr) linkage = attrString(&die, DW_AT_MIPS_linkage_name);
     if (linkage != nullptr) info.linkage_name = intern(linkage);
     if (const char* name = attrString(&die, DW_AT_name); name != nullptr) info.name = intern(name);
+    Dwarf_Die cudie;
+    bool have_cu = ::dwarf_diecu(&die, &cudie, nullptr, nullptr) != nullptr;
+    if (have_cu) info.unmangled_language = unmangledLanguage(::dwarf_srclang(&cudie));
     int line = 0;
     const char* file = ::dwarf_decl_file(&die);
     if (file != nullptr && ::dwarf_decl_line(&die, &line) == 0 && line > 0) {
-      Dwarf_Die cudie;
-      std::string path =
-          ::dwarf_diecu(&die, &cudie, nullptr, nullptr) != nullptr ? absolute(&cudie, file) : file;
+      std::string path = have_cu ? absolute(&cudie, file) : file;
       info.decl_file = intern(std::move(path));
       info.decl_line = static_cast<uint32_t>(line);
     }

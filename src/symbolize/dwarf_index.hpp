@@ -60,6 +60,9 @@ struct FunctionInfo {
   std::string_view decl_file;     // "" when unknown
   uint32_t decl_line = 0;
   uint64_t low_pc = 0;  // the first address of its first range (0 when none)
+  // The unit's language does not mangle names (C, Fortran, assembler, ...):
+  // binutils then treats DW_AT_name as a linkage name.
+  bool unmangled_language = false;
   // linkage_name if present, else name.
   [[nodiscard]] std::string_view best() const { return linkage_name.empty() ? name : linkage_name; }
 };

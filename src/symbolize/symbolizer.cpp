@@ -5,6 +5,7 @@
 #include "symbolize/demangle.hpp"
 #include "symbolize/dwarf_index.hpp"
 #include "symbolize/elf_file.hpp"
+#include "symbolize/frame_names.hpp"
 #include "symbolize/symbol_table.hpp"
 
 namespace strobe::symbolize {
@@ -33,49 +34,17 @@ struct Symbolizer::ModuleSymbols {
   ElfFile elf;
   SymbolTable symbols;
   DwarfIndex dwarf;
-  std::vector<Frame> frames;  // scratch
+  std::vector<Frame> frames;      // scratch
+  std::vector<NamedFrame> named;  // scratch
 
-  // The lines of the location at `pc`, innermost first (see the header).
+  // The lines of the location at `pc`, innermost first.
   void resolve(model::Profile& p, Svma pc, std::vector<model::Line>& out) {
-    std::optional<SymbolMatch> sym = symbols.lookup(pc);
-    bool known = dwarf.frames(pc, frames);
-    if (known && frames.back().die != 0) {
-      for (size_t i = 0; i < frames.size(); ++i) {
-        const Frame& f = frames[i];
-        const FunctionInfo& info = dwarf.function(f.die);
-        bool outermost = i + 1 == frames.size();
-        std::string_view raw = info.linkage_name;
-        std::string_view system;
-        if (outermost && sym) {
-          // DWARF gives C functions and internal C++ ones no linkage name:
-          // the symbol that starts the function (or a clone of it) has the
-          // full mangled name. A clone's symbol keeps its kind visible.
-          if (raw.empty() && (sym->start.v == info.low_pc || isClone(sym->name))) {
-            raw = sym->name;
-          } else if (!raw.empty() && cloneBase(sym->name) == raw) {
-            system = sym->name;
-          }
-        }
-        if (raw.empty()) raw = info.name;
-        if (raw.empty() && outermost && sym) raw = sym->name;
-        if (system.empty()) system = raw;
-        std::string name = raw.empty() ? std::string("??") : demangle(cloneBase(raw));
-        std::string_view file = info.decl_file.empty() ? f.file : info.decl_file;
-        // A line from another file than the function's (an #include inside
-        // a body) would read as a line of the function's file: unknown.
-        uint32_t line = f.file == file ? f.line : 0;
-        model::FunctionId fid = p.internFunction(name, system, file, info.decl_line);
-        out.push_back(model::Line{fid, line});
-      }
-      return;
+    named.clear();
+    nameFrames(dwarf, symbols, pc, frames, named);
+    for (const NamedFrame& f : named) {
+      model::FunctionId fid = p.internFunction(f.name, f.system_name, f.file, f.decl_line);
+      out.push_back(model::Line{fid, f.line});
     }
-    if (!sym) return;
-    // The symbol table alone (no DWARF function here): a line-table row, if
-    // any, still gives the line.
-    std::string_view file = known ? frames[0].file : std::string_view();
-    uint32_t line = known ? frames[0].line : 0;
-    model::FunctionId fid = p.internFunction(demangle(cloneBase(sym->name)), sym->name, file, 0);
-    out.push_back(model::Line{fid, line});
   }
 };
 

@@ -1,0 +1,158 @@
+// strobe symbolize -a -f -i -C against binutils addr2line -a -f -i -C on
+// 5,000 random .text addresses (fixed seed) of the large generated fixture:
+// every frame's function (clone suffixes aside), file and line must agree for
+// at least 99.5% of the addresses. Disagreements are printed.
+// binutils 2.40 sometimes names the unit's own source file for a header's
+// line row (e.g. "unit11.cpp:788" in a 376-line file, where llvm-symbolizer
+// and eu-addr2line say stl_tree.h:788): a disagreement where addr2line's
+// line lies past the end of the file it names is counted as addr2line's
+// error, and counted and printed separately.
+#include <elf.h>
+#include <gelf.h>
+#include <libelf.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "fixture_tools.hpp"
+#include "symbolize/elf_file.hpp"
+
+namespace strobe::symbolize {
+namespace {
+
+struct SectionRange {
+  uint64_t addr = 0;
+  uint64_t size = 0;
+};
+
+SectionRange section(const ElfFile& f, std::string_view name) {
+  size_t shstrndx = 0;
+  if (::elf_getshdrstrndx(f.elf(), &shstrndx) != 0) return {};
+  for (Elf_Scn* s = ::elf_nextscn(f.elf(), nullptr); s != nullptr; s = ::elf_nextscn(f.elf(), s)) {
+    GElf_Shdr sh;
+    if (::gelf_getshdr(s, &sh) == nullptr) continue;
+    const char* n = ::elf_strptr(f.elf(), shstrndx, sh.sh_name);
+    if (n != nullptr && name == n) return {sh.sh_addr, sh.sh_size};
+  }
+  return {};
+}
+
+// One address's answer: its lines after the address line.
+std::vector<std::vector<std::string>> blocks(const std::string& text) {
+  std::vector<std::vector<std::string>> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("0x", 0) == 0) {
+      out.emplace_back();
+    } else if (!out.empty()) {
+      out.back().push_back(line);
+    }
+  }
+  return out;
+}
+
+// A function line without " [clone .xxx]" parts.
+std::string withoutClones(std::string s) {
+  for (size_t at; (at = s.find(" [clone .")) != std::string::npos;) {
+    size_t end = s.find(']', at);
+    if (end == std::string::npos) break;
+    s.erase(at, end + 1 - at);
+  }
+  return s;
+}
+
+// Whether "FILE:LINE[ (discriminator N)]" names a line past the end of FILE.
+bool pastEndOfFile(const std::string& file_line, std::map<std::string, size_t>& lengths) {
+  std::string s = file_line.substr(0, file_line.find(" (discriminator"));
+  size_t colon = s.rfind(':');
+  if (colon == std::string::npos) return false;
+  std::string file = s.substr(0, colon);
+  size_t line = std::strtoul(s.c_str() + colon + 1, nullptr, 10);
+  auto [it, inserted] = lengths.try_emplace(file, 0);
+  if (inserted) {
+    std::ifstream in(file);
+    if (!in) {
+      it->second = SIZE_MAX;
+    } else {
+      std::string l;
+      while (std::getline(in, l)) ++it->second;
+    }
+  }
+  return line > it->second;
+}
+
+TEST(SymbolizeDifferentialTest, AgreesWithBinutilsAddr2line) {
+  auto f = ElfFile::open(SYMFIX_LARGE);
+  ASSERT_TRUE(f.ok()) << f.error().describe();
+  SectionRange info = section(*f, ".debug_info");
+  EXPECT_GE(info.size, 2U << 20) << "the fixture must carry at least 2 MB of .debug_info";
+  SectionRange text = section(*f, ".text");
+  ASSERT_GT(text.size, 0U);
+
+  std::mt19937_64 rng(20261122);
+  std::uniform_int_distribution<uint64_t> pick(text.addr, text.addr + text.size - 1);
+  std::string input;
+  for (int i = 0; i < 5000; ++i) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "0x%llx\n", static_cast<unsigned long long>(pick(rng)));
+    input += buf;
+  }
+  testing::TempFile addrs(std::vector<char>(input.begin(), input.end()));
+  std::string flags =
+      " -a -f -i -C -e '" + std::string(SYMFIX_LARGE) + "' < '" + addrs.path() + "'";
+  auto reference = blocks(testing::runCommand("addr2line" + flags));
+  auto ours = blocks(testing::runCommand(std::string("'") + STROBE_EXE + "' symbolize" + flags));
+  ASSERT_EQ(reference.size(), 5000U);
+  ASSERT_EQ(ours.size(), 5000U);
+
+  size_t agree = 0;
+  size_t binutils_wrong = 0;
+  std::map<std::string, size_t> lengths;
+  size_t inline_chains = 0;
+  size_t printed = 0;
+  std::istringstream lines(input);
+  for (size_t i = 0; i < reference.size(); ++i) {
+    std::string addr;
+    std::getline(lines, addr);
+    inline_chains += reference[i].size() > 2 ? 1 : 0;
+    bool same = reference[i].size() == ours[i].size();
+    for (size_t k = 0; same && k < reference[i].size(); ++k) {
+      same = withoutClones(reference[i][k]) == withoutClones(ours[i][k]);
+    }
+    if (same) {
+      ++agree;
+      continue;
+    }
+    bool impossible = false;
+    for (size_t k = 1; k < reference[i].size(); k += 2) {
+      impossible = impossible || pastEndOfFile(reference[i][k], lengths);
+    }
+    if (impossible) {
+      ++binutils_wrong;
+      std::printf("addr2line names a line past the end of its file at %s: %s\n", addr.c_str(),
+                  reference[i][1].c_str());
+      continue;
+    }
+    if (++printed > 50) continue;
+    std::string a;
+    std::string b;
+    for (const auto& l : reference[i]) a += "\n    " + l;
+    for (const auto& l : ours[i]) b += "\n    " + l;
+    std::printf("disagreement at %s\n  addr2line:%s\n  strobe:%s\n", addr.c_str(), a.c_str(),
+                b.c_str());
+  }
+  std::printf(
+      "%zu of %zu addresses agree; %zu more where addr2line names a line past the end of "
+      "its file; %zu have inline chains\n",
+      agree, reference.size(), binutils_wrong, inline_chains);
+  EXPECT_GE((agree + binutils_wrong) * 1000, reference.size() * 995);
+  EXPECT_GT(inline_chains, 500U) << "the fixture should exercise inline chains";
+}
+
+}  // namespace
+}  // namespace strobe::symbolize
