@@ -30,6 +30,8 @@ uint64_t parseAddress(const char* s) {
   return std::strtoull(s, nullptr, 16);
 }
 
+constexpr size_t kChunk = 1 << 16;  // output is written in pieces of about this size
+
 bool writeAll(const std::string& s) {
   return s.empty() || std::fwrite(s.data(), 1, s.size(), stdout) == s.size();
 }
@@ -54,7 +56,7 @@ int runSymbolize(const SymbolizeArgs& a) {
   if (!a.addresses.empty()) {
     for (const std::string& s : a.addresses) {
       answer(s.c_str());
-      if (out.size() > (1 << 16)) {
+      if (out.size() > kChunk) {
         if (!writeAll(out)) return kExitError;
         out.clear();
       }
@@ -74,6 +76,10 @@ int runSymbolize(const SymbolizeArgs& a) {
     for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
       pending[nl] = '\0';
       answer(pending.c_str() + start);
+      if (out.size() > kChunk) {
+        if (!writeAll(out)) return kExitError;
+        out.clear();
+      }
     }
     pending.erase(0, start);
     if (!writeAll(out) || std::fflush(stdout) != 0) return kExitError;

@@ -6,6 +6,7 @@
 
 #include <charconv>
 
+#include "symbolize/debug_file.hpp"
 #include "symbolize/demangle.hpp"
 
 namespace strobe::symbolize {
@@ -48,8 +49,24 @@ void appendJsonString(std::string_view s, std::string& out) {
 
 }  // namespace
 
+namespace {
+
+std::unique_ptr<ElfFile> debugFileOf(const ElfFile& elf) {
+  if (hasSection(elf, ".debug_info")) return nullptr;
+  auto path = findDebugFile(elf, {"/usr/lib/debug"});
+  if (!path) return nullptr;
+  auto f = ElfFile::open(*path);
+  return f ? std::make_unique<ElfFile>(std::move(f).value()) : nullptr;
+}
+
+}  // namespace
+
 Addr2Line::Addr2Line(ElfFile elf)
-    : elf_(std::move(elf)), symbols_(SymbolTable::read(elf_)), dwarf_(elf_) {
+    : elf_(std::move(elf)),
+      debug_(debugFileOf(elf_)),
+      symbols_(SymbolTable::read(debug_ ? *debug_ : elf_)),
+      dwarf_index_(std::make_unique<DwarfIndex>(debug_ ? *debug_ : elf_)),
+      dwarf_(*dwarf_index_) {
   Elf* e = elf_.elf();
   if (::gelf_getclass(e) == ELFCLASS32) address_digits_ = 8;
   for (Elf_Scn* scn = ::elf_nextscn(e, nullptr); scn != nullptr; scn = ::elf_nextscn(e, scn)) {
@@ -73,21 +90,26 @@ bool Addr2Line::inAllocSection(uint64_t addr) const {
   return false;
 }
 
-Addr2Line::BfdName& Addr2Line::bfdName(uint64_t die) {
-  auto [it, inserted] = bfd_names_.try_emplace(die);
-  if (inserted) {
-    const FunctionInfo& info = dwarf_.function(die);
+Addr2Line::BfdName& Addr2Line::bfdName(uint32_t function) {
+  if (function >= bfd_names_.size()) {
+    bfd_names_.resize(dwarf_.functionCount());
+    bfd_named_.resize(dwarf_.functionCount());
+  }
+  BfdName& b = bfd_names_[function];
+  if (!bfd_named_[function]) {
+    bfd_named_[function] = true;
+    const FunctionInfo& info = dwarf_.function(function);
     if (!info.linkage_name.empty()) {
-      it->second = BfdName{info.linkage_name, true};
+      b = BfdName{info.linkage_name, true};
     } else {
-      it->second = BfdName{info.name, info.unmangled_language && !info.name.empty()};
+      b = BfdName{info.name, info.unmangled_language && !info.name.empty()};
     }
   }
-  return it->second;
+  return b;
 }
 
 std::string_view Addr2Line::demangled(std::string_view name) {
-  auto [it, inserted] = demangled_.try_emplace(name);
+  auto [it, inserted] = demangled_.try_emplace(name.data());
   if (inserted) it->second = demangleLikeBinutils(name);
   return it->second;
 }
@@ -109,7 +131,7 @@ void Addr2Line::text(uint64_t addr, const Addr2LineOptions& opt, std::string& ou
   bool found = has_line;
   if (has_function) {
     found = true;
-    BfdName& b = bfdName(frames_[0].die);
+    BfdName& b = bfdName(frames_[0].function);
     if (b.is_linkage) {
       first = b.name;
     } else {
@@ -118,7 +140,7 @@ void Addr2Line::text(uint64_t addr, const Addr2LineOptions& opt, std::string& ou
         first = b.name;
       } else {
         first = sym->name;
-        if (sym->start.v == dwarf_.function(frames_[0].die).low_pc) b.name = sym->name;
+        if (sym->start.v == dwarf_.function(frames_[0].function).low_pc) b.name = sym->name;
       }
       b.is_linkage = true;
     }
@@ -138,7 +160,7 @@ void Addr2Line::text(uint64_t addr, const Addr2LineOptions& opt, std::string& ou
   for (size_t i = 0; i < frames_.size(); ++i) {
     const Frame& f = frames_[i];
     if (opt.functions) {
-      std::string_view name = i == 0 ? first : bfdName(f.die).name;
+      std::string_view name = i == 0 ? first : bfdName(f.function).name;
       if (name.empty()) {
         out += "??";
       } else {

@@ -8,8 +8,9 @@
 // (a static C++ function, also when inlined) is named by the ELF symbol that
 // covers the address, and a function whose start matches that symbol keeps
 // the symbol's name afterwards (so answers can depend on earlier addresses,
-// as in addr2line). json() gives strobe's own names instead (see
-// frame_names.hpp): one JSON object per address, one line each.
+// as in addr2line). A stripped file's separate debug file is found as
+// binutils finds it (build-id under /usr/lib/debug, .gnu_debuglink). json() gives strobe's own
+// names instead (see frame_names.hpp): one JSON object per address, one line each.
 //
 // Owns: the ELF file, its symbols and DWARF index, and memoized names.
 // Thread safety: none; one thread at a time.
@@ -55,17 +56,21 @@ class Addr2Line {
     std::string_view name;
     bool is_linkage = false;
   };
-  BfdName& bfdName(uint64_t die);
+  BfdName& bfdName(uint32_t function);
   std::string_view demangled(std::string_view name);
   bool inAllocSection(uint64_t addr) const;
 
   ElfFile elf_;
+  std::unique_ptr<ElfFile> debug_;  // separate debug file (debug_file.hpp), when used
   SymbolTable symbols_;
-  DwarfIndex dwarf_;
+  std::unique_ptr<DwarfIndex> dwarf_index_;
+  DwarfIndex& dwarf_;
   std::vector<std::pair<uint64_t, uint64_t>> alloc_;  // [start, end) of SHF_ALLOC sections
   int address_digits_ = 16;
-  std::unordered_map<uint64_t, BfdName> bfd_names_;
-  std::unordered_map<std::string_view, std::string> demangled_;
+  std::vector<BfdName> bfd_names_;  // by function id
+  std::vector<bool> bfd_named_;     // by function id
+  // Names are interned (DwarfIndex, SymbolTable): keyed by their address.
+  std::unordered_map<const char*, std::string> demangled_;
   std::vector<Frame> frames_;
   std::vector<NamedFrame> named_;
 };

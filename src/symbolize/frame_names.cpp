@@ -11,7 +11,7 @@ void nameFrames(DwarfIndex& dwarf, const SymbolTable& symbols, Svma pc, std::vec
   if (known && scratch.back().die != 0) {
     for (size_t i = 0; i < scratch.size(); ++i) {
       const Frame& f = scratch[i];
-      const FunctionInfo& info = dwarf.function(f.die);
+      const FunctionInfo& info = dwarf.function(f.function);
       bool outermost = i + 1 == scratch.size();
       std::string_view raw = info.linkage_name;
       std::string_view system;

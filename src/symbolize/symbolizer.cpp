@@ -1,7 +1,10 @@
 #include "symbolize/symbolizer.hpp"
 
+#include <elfutils/version.h>
+
 #include <optional>
 
+#include "symbolize/debug_file.hpp"
 #include "symbolize/demangle.hpp"
 #include "symbolize/dwarf_index.hpp"
 #include "symbolize/elf_file.hpp"
@@ -10,6 +13,9 @@
 
 namespace strobe::symbolize {
 namespace {
+
+// elfutils reads zstd-compressed sections from 0.189 on.
+constexpr bool kZstdUnreadable = _ELFUTILS_VERSION < 189;
 
 // Mappings without a file behind them: nothing to read, nothing to say.
 bool isFilePath(std::string_view path) {
@@ -27,20 +33,40 @@ bool endsWith(std::string_view s, std::string_view suffix) {
 }  // namespace
 
 struct Symbolizer::ModuleSymbols {
-  explicit ModuleSymbols(ElfFile f)
-      : elf(std::move(f)), symbols(SymbolTable::read(elf)), dwarf(elf) {}
+  ModuleSymbols(ElfFile f, const std::vector<std::string>& debug_roots) : elf(std::move(f)) {
+    // Stripped files: the debug information may be in a separate file.
+    if (!hasSection(elf, ".debug_info")) {
+      if (auto path = findDebugFile(elf, debug_roots)) {
+        if (auto d = ElfFile::open(*path)) debug = std::make_unique<ElfFile>(std::move(d).value());
+      }
+    }
+    symbols = SymbolTable::read(elf);
+    if (debug) {
+      SymbolTable full = SymbolTable::read(*debug);  // .symtab, where the file kept only .dynsym
+      if (full.size() > symbols.size()) symbols = std::move(full);
+    }
+    dwarf = std::make_unique<DwarfIndex>(debug ? *debug : elf);
+    const ElfFile& dwarf_file = debug ? *debug : elf;
+    if (kZstdUnreadable && zstdCompressedDebugInfo(dwarf_file)) {
+      problem = "the debug sections of " + dwarf_file.path() +
+                " are zstd-compressed, which this elfutils cannot read: names only, no lines";
+    }
+  }
 
-  // Declared in this order so that dwarf and symbols go before the file.
+  std::string problem;  // a warning to give once, "" when none
+
+  // Declared in this order so that dwarf and symbols go before the files.
   ElfFile elf;
+  std::unique_ptr<ElfFile> debug;  // the separate debug file, when used
   SymbolTable symbols;
-  DwarfIndex dwarf;
+  std::unique_ptr<DwarfIndex> dwarf;
   std::vector<Frame> frames;      // scratch
   std::vector<NamedFrame> named;  // scratch
 
   // The lines of the location at `pc`, innermost first.
   void resolve(model::Profile& p, Svma pc, std::vector<model::Line>& out) {
     named.clear();
-    nameFrames(dwarf, symbols, pc, frames, named);
+    nameFrames(*dwarf, symbols, pc, frames, named);
     for (const NamedFrame& f : named) {
       model::FunctionId fid = p.internFunction(f.name, f.system_name, f.file, f.decl_line);
       out.push_back(model::Line{fid, f.line});
@@ -48,7 +74,7 @@ struct Symbolizer::ModuleSymbols {
   }
 };
 
-Symbolizer::Symbolizer() = default;
+Symbolizer::Symbolizer(SymbolizerOptions options) : options_(std::move(options)) {}
 Symbolizer::~Symbolizer() = default;
 
 std::string_view Symbolizer::buildIdOf(model::ModuleId id) const {
@@ -79,7 +105,10 @@ Symbolizer::ModuleSymbols* Symbolizer::moduleFor(const model::Profile& profile,
                 (file->buildId().empty() ? std::string("none") : file->buildId()) + ", recorded " +
                 recorded + ")");
   }
-  it->second = std::make_unique<ModuleSymbols>(std::move(file).value());
+  it->second = std::make_unique<ModuleSymbols>(std::move(file).value(), options_.debug_roots);
+  if (!it->second->problem.empty()) {
+    warnings_.push_back(it->second->problem);
+  }
   return it->second.get();
 }
 
