@@ -4,6 +4,7 @@
 #include <elfutils/libdw.h>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
@@ -28,7 +29,8 @@ struct LineRange {
 // A subprogram or inlined subroutine with code.
 struct Scope {
   uint64_t die = 0;
-  int32_t parent = -1;  // the enclosing function scope, -1 at the top
+  uint32_t id = kNoFunction;  // dense function id
+  int32_t parent = -1;        // the enclosing function scope, -1 at the top
   uint32_t call_file = kNoFile;
   uint32_t call_line = 0;
   bool inlined = false;
@@ -58,6 +60,31 @@ const char* attrString(Dwarf_Die* die, unsigned name) {
   return ::dwarf_formstring(::dwarf_attr_integrate(die, name, &attr));
 }
 
+// Languages whose names binutils does not demangle (its mangle_style() == 0).
+bool unmangledLanguage(int lang) {
+  switch (lang) {
+    case DW_LANG_C89:
+    case DW_LANG_C:
+    case DW_LANG_C99:
+    case DW_LANG_C11:
+    case DW_LANG_Cobol74:
+    case DW_LANG_Cobol85:
+    case DW_LANG_Fortran77:
+    case DW_LANG_Fortran90:
+    case DW_LANG_Fortran95:
+    case DW_LANG_Fortran03:
+    case DW_LANG_Fortran08:
+    case DW_LANG_Pascal83:
+    case DW_LANG_Modula2:
+    case DW_LANG_PLI:
+    case DW_LANG_UPC:
+    case DW_LANG_Mips_Assembler:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 struct DwarfIndex::Impl {
@@ -65,7 +92,11 @@ struct DwarfIndex::Impl {
   bool unit_ranges_built = false;
   std::vector<UnitRange> unit_ranges;  // sorted by low
   std::unordered_map<Dwarf_Off, std::unique_ptr<Unit>> units;
-  std::unordered_map<uint64_t, FunctionInfo> functions;
+  Dwarf_Off last_unit_offset = 0;
+  Unit* last_unit = nullptr;
+  std::deque<FunctionInfo> functions;   // by dense id
+  std::vector<uint64_t> function_dies;  // by dense id
+  std::vector<bool> resolved;           // by dense id
   std::unordered_set<std::string> strings;
 
   ~Impl() {
@@ -108,26 +139,33 @@ struct DwarfIndex::Impl {
   }
 
   // The unit covering pc: the units' own ranges first, then .debug_aranges.
+  // The hot path touches no libdw: ranges carry the unit's slot.
   Unit* unitFor(uint64_t pc) {
     if (dwarf == nullptr) return nullptr;
     if (!unit_ranges_built) buildUnitRanges();
     auto it = std::upper_bound(unit_ranges.begin(), unit_ranges.end(), pc,
                                [](uint64_t a, const UnitRange& r) { return a < r.low; });
     // Unit ranges rarely overlap; look a few ranges back, never scan them all.
-    Dwarf_Die cudie;
-    bool found = false;
     for (int steps = 0; it != unit_ranges.begin() && steps < 8; ++steps) {
       --it;
-      if (pc < it->high) {
-        found = ::dwarf_offdie(dwarf, it->die, &cudie) != nullptr;
-        break;
-      }
+      if (pc < it->high) return unitAt(it->die);
     }
-    if (!found && ::dwarf_addrdie(dwarf, pc, &cudie) == nullptr) return nullptr;
-    Dwarf_Off off = ::dwarf_dieoffset(&cudie);
-    auto [slot, inserted] = units.try_emplace(off);
-    if (inserted) slot->second = buildUnit(&cudie);
-    return slot->second.get();
+    Dwarf_Die cudie;
+    if (::dwarf_addrdie(dwarf, pc, &cudie) == nullptr) return nullptr;
+    return unitAt(::dwarf_dieoffset(&cudie));
+  }
+
+  Unit* unitAt(Dwarf_Off cu_offset) {
+    if (cu_offset == last_unit_offset && last_unit != nullptr) return last_unit;
+    auto [slot, inserted] = units.try_emplace(cu_offset);
+    if (inserted) {
+      Dwarf_Die cudie;
+      slot->second = ::dwarf_offdie(dwarf, cu_offset, &cudie) != nullptr ? buildUnit(&cudie)
+                                                                         : std::make_unique<Unit>();
+    }
+    last_unit_offset = cu_offset;
+    last_unit = slot->second.get();
+    return last_unit;
   }
 
   std::unique_ptr<Unit> buildUnit(Dwarf_Die* cudie) {
@@ -232,6 +270,12 @@ struct DwarfIndex::Impl {
         case DW_TAG_subprogram:
         case DW_TAG_inlined_subroutine:
         case DW_TAG_entry_point: {
+          // Declarations and abstract instances have neither: skip them
+          // without decoding their ranges.
+          if (::dwarf_hasattr(&child, DW_AT_low_pc) == 0 &&
+              ::dwarf_hasattr(&child, DW_AT_ranges) == 0) {
+            break;
+          }
           Dwarf_Addr base = 0;
           Dwarf_Addr lo = 0;
           Dwarf_Addr hi = 0;
@@ -243,6 +287,10 @@ struct DwarfIndex::Impl {
               scope = static_cast<int32_t>(u.scopes.size());
               Scope s;
               s.die = ::dwarf_dieoffset(&child);
+              s.id = static_cast<uint32_t>(function_dies.size());
+              function_dies.push_back(s.die);
+              functions.emplace_back();
+              resolved.push_back(false);
               s.parent = parent_scope;
               s.inlined = tag == DW_TAG_inlined_subroutine;
               if (s.inlined) {
@@ -266,14 +314,14 @@ struct DwarfIndex::Impl {
           }
           break;
         }
+        // GCC and Clang put the code of member functions in out-of-line
+        // DIEs (DW_AT_specification) at namespace level, never inside the
+        // class, so types are not entered: they hold most of the DIEs.
         case DW_TAG_lexical_block:
         case DW_TAG_try_block:
         case DW_TAG_catch_block:
         case DW_TAG_namespace:
         case DW_TAG_module:
-        case DW_TAG_class_type:
-        case DW_TAG_structure_type:
-        case DW_TAG_union_type:
           if (::dwarf_haschildren(&child) > 0) walk(&child, parent_scope, depth + 1, u, emit);
           break;
         default:
@@ -319,6 +367,7 @@ struct DwarfIndex::Impl {
       return true;
     }
     inner.die = u->scopes[s].die;
+    inner.function = u->scopes[s].id;
     inner.inlined = u->scopes[s].inlined;
     out.push_back(inner);
     for (int guard = 0; u->scopes[s].inlined && u->scopes[s].parent >= 0 && guard < kMaxDepth;
@@ -327,6 +376,7 @@ struct DwarfIndex::Impl {
       s = child.parent;
       Frame f;
       f.die = u->scopes[s].die;
+      f.function = u->scopes[s].id;
       f.inlined = u->scopes[s].inlined;
       f.file = fileOf(*u, child.call_file);
       f.line = child.call_line;
@@ -335,22 +385,25 @@ struct DwarfIndex::Impl {
     return true;
   }
 
-  const FunctionInfo& function(uint64_t die_offset) {
-    auto [it, inserted] = functions.try_emplace(die_offset);
-    if (!inserted || dwarf == nullptr) return it->second;
-    FunctionInfo& info = it->second;
+  const FunctionInfo& function(uint32_t id) {
+    static const FunctionInfo kUnknown;
+    if (id >= functions.size()) return kUnknown;
+    FunctionInfo& info = functions[id];
+    if (resolved[id]) return info;
+    resolved[id] = true;
     Dwarf_Die die;
-    if (::dwarf_offdie(dwarf, die_offset, &die) == nullptr) return info;
+    if (::dwarf_offdie(dwarf, function_dies[id], &die) == nullptr) return info;
     const char* linkage = attrString(&die, DW_AT_linkage_name);
     if (linkage == nullptr) linkage = attrString(&die, DW_AT_MIPS_linkage_name);
     if (linkage != nullptr) info.linkage_name = intern(linkage);
     if (const char* name = attrString(&die, DW_AT_name); name != nullptr) info.name = intern(name);
+    Dwarf_Die cudie;
+    bool have_cu = ::dwarf_diecu(&die, &cudie, nullptr, nullptr) != nullptr;
+    if (have_cu) info.unmangled_language = unmangledLanguage(::dwarf_srclang(&cudie));
     int line = 0;
     const char* file = ::dwarf_decl_file(&die);
     if (file != nullptr && ::dwarf_decl_line(&die, &line) == 0 && line > 0) {
-      Dwarf_Die cudie;
-      std::string path =
-          ::dwarf_diecu(&die, &cudie, nullptr, nullptr) != nullptr ? absolute(&cudie, file) : file;
+      std::string path = have_cu ? absolute(&cudie, file) : file;
       info.decl_file = intern(std::move(path));
       info.decl_line = static_cast<uint32_t>(line);
     }
@@ -381,8 +434,12 @@ bool DwarfIndex::frames(Svma pc, std::vector<Frame>& out) {
   return hasDebugInfo() && impl_->frames(pc.v, out);
 }
 
-const FunctionInfo& DwarfIndex::function(uint64_t die) {
-  return impl_->function(die);
+const FunctionInfo& DwarfIndex::function(uint32_t id) {
+  return impl_->function(id);
+}
+
+size_t DwarfIndex::functionCount() const {
+  return impl_->functions.size();
 }
 
 std::optional<SourceLine> DwarfIndex::lookup(Svma pc) {
@@ -398,7 +455,7 @@ std::optional<SourceLine> DwarfIndex::declaration(Svma function_start) {
   if (!hasDebugInfo()) return std::nullopt;
   std::vector<Frame> fr;
   if (impl_->frames(function_start.v, fr) && fr.back().die != 0) {
-    const FunctionInfo& info = impl_->function(fr.back().die);
+    const FunctionInfo& info = impl_->function(fr.back().function);
     if (!info.decl_file.empty()) return SourceLine{std::string(info.decl_file), info.decl_line};
   }
   return lookup(function_start);

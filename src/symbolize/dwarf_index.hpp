@@ -44,9 +44,12 @@ struct SourceLine {
 };
 
 // One level of an inline chain. Views point into the DwarfIndex.
+inline constexpr uint32_t kNoFunction = UINT32_MAX;
+
 struct Frame {
-  uint64_t die = 0;  // DIE offset of the concrete subprogram / inlined
-                     // subroutine; 0 when no function DIE covers the address
+  uint64_t die = 0;                 // DIE offset of the concrete subprogram / inlined
+                                    // subroutine; 0 when no function DIE covers the address
+  uint32_t function = kNoFunction;  // dense id of that DIE, for function()
   bool inlined = false;
   std::string_view file;       // "" when unknown
   uint32_t line = 0;           // 0 when unknown
@@ -60,6 +63,9 @@ struct FunctionInfo {
   std::string_view decl_file;     // "" when unknown
   uint32_t decl_line = 0;
   uint64_t low_pc = 0;  // the first address of its first range (0 when none)
+  // The unit's language does not mangle names (C, Fortran, assembler, ...):
+  // binutils then treats DW_AT_name as a linkage name.
+  bool unmangled_language = false;
   // linkage_name if present, else name.
   [[nodiscard]] std::string_view best() const { return linkage_name.empty() ? name : linkage_name; }
 };
@@ -83,8 +89,11 @@ class DwarfIndex {
   // line table covers pc, one frame with die == 0 is returned.
   bool frames(Svma pc, std::vector<Frame>& out);
 
-  // Names and declaration of the function DIE at `die` (from a Frame).
-  const FunctionInfo& function(uint64_t die);
+  // Names and declaration of a Frame's function (its `function` id; ids are
+  // dense, from 0 to functionCount() - 1). The reference stays valid for the
+  // DwarfIndex's lifetime.
+  const FunctionInfo& function(uint32_t id);
+  [[nodiscard]] size_t functionCount() const;
 
   // The line-table row covering `pc` (the innermost line), or nullopt.
   [[nodiscard]] std::optional<SourceLine> lookup(Svma pc);

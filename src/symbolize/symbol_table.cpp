@@ -166,4 +166,13 @@ std::optional<SymbolMatch> SymbolTable::lookup(Svma addr) const {
   return std::nullopt;
 }
 
+std::optional<SymbolMatch> SymbolTable::nearest(Svma addr) const {
+  auto it = std::upper_bound(entries_.begin(), entries_.end(), addr.v,
+                             [](uint64_t a, const Entry& e) { return a < e.start; });
+  if (it == entries_.begin()) return std::nullopt;
+  const Entry& e = *std::prev(it);
+  return SymbolMatch{std::string_view(names_).substr(e.name_offset, e.name_length), Svma(e.start),
+                     e.size};
+}
+
 }  // namespace strobe::symbolize

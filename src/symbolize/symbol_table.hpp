@@ -53,6 +53,9 @@ class SymbolTable {
 
   // The symbol containing `addr`, or nullopt.
   [[nodiscard]] std::optional<SymbolMatch> lookup(Svma addr) const;
+  // The symbol starting nearest before or at `addr`, whatever its size (as
+  // binutils names addresses in padding after a function), or nullopt.
+  [[nodiscard]] std::optional<SymbolMatch> nearest(Svma addr) const;
   [[nodiscard]] size_t size() const { return entries_.size(); }
   [[nodiscard]] bool empty() const { return entries_.empty(); }
 

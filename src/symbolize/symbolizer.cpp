@@ -1,14 +1,21 @@
 #include "symbolize/symbolizer.hpp"
 
+#include <elfutils/version.h>
+
 #include <optional>
 
+#include "symbolize/debug_file.hpp"
 #include "symbolize/demangle.hpp"
 #include "symbolize/dwarf_index.hpp"
 #include "symbolize/elf_file.hpp"
+#include "symbolize/frame_names.hpp"
 #include "symbolize/symbol_table.hpp"
 
 namespace strobe::symbolize {
 namespace {
+
+// elfutils reads zstd-compressed sections from 0.189 on.
+constexpr bool kZstdUnreadable = _ELFUTILS_VERSION < 189;
 
 // Mappings without a file behind them: nothing to read, nothing to say.
 bool isFilePath(std::string_view path) {
@@ -26,60 +33,48 @@ bool endsWith(std::string_view s, std::string_view suffix) {
 }  // namespace
 
 struct Symbolizer::ModuleSymbols {
-  explicit ModuleSymbols(ElfFile f)
-      : elf(std::move(f)), symbols(SymbolTable::read(elf)), dwarf(elf) {}
-
-  // Declared in this order so that dwarf and symbols go before the file.
-  ElfFile elf;
-  SymbolTable symbols;
-  DwarfIndex dwarf;
-  std::vector<Frame> frames;  // scratch
-
-  // The lines of the location at `pc`, innermost first (see the header).
-  void resolve(model::Profile& p, Svma pc, std::vector<model::Line>& out) {
-    std::optional<SymbolMatch> sym = symbols.lookup(pc);
-    bool known = dwarf.frames(pc, frames);
-    if (known && frames.back().die != 0) {
-      for (size_t i = 0; i < frames.size(); ++i) {
-        const Frame& f = frames[i];
-        const FunctionInfo& info = dwarf.function(f.die);
-        bool outermost = i + 1 == frames.size();
-        std::string_view raw = info.linkage_name;
-        std::string_view system;
-        if (outermost && sym) {
-          // DWARF gives C functions and internal C++ ones no linkage name:
-          // the symbol that starts the function (or a clone of it) has the
-          // full mangled name. A clone's symbol keeps its kind visible.
-          if (raw.empty() && (sym->start.v == info.low_pc || isClone(sym->name))) {
-            raw = sym->name;
-          } else if (!raw.empty() && cloneBase(sym->name) == raw) {
-            system = sym->name;
-          }
-        }
-        if (raw.empty()) raw = info.name;
-        if (raw.empty() && outermost && sym) raw = sym->name;
-        if (system.empty()) system = raw;
-        std::string name = raw.empty() ? std::string("??") : demangle(cloneBase(raw));
-        std::string_view file = info.decl_file.empty() ? f.file : info.decl_file;
-        // A line from another file than the function's (an #include inside
-        // a body) would read as a line of the function's file: unknown.
-        uint32_t line = f.file == file ? f.line : 0;
-        model::FunctionId fid = p.internFunction(name, system, file, info.decl_line);
-        out.push_back(model::Line{fid, line});
+  ModuleSymbols(ElfFile f, const std::vector<std::string>& debug_roots) : elf(std::move(f)) {
+    // Stripped files: the debug information may be in a separate file.
+    if (!hasSection(elf, ".debug_info")) {
+      if (auto path = findDebugFile(elf, debug_roots)) {
+        if (auto d = ElfFile::open(*path)) debug = std::make_unique<ElfFile>(std::move(d).value());
       }
-      return;
     }
-    if (!sym) return;
-    // The symbol table alone (no DWARF function here): a line-table row, if
-    // any, still gives the line.
-    std::string_view file = known ? frames[0].file : std::string_view();
-    uint32_t line = known ? frames[0].line : 0;
-    model::FunctionId fid = p.internFunction(demangle(cloneBase(sym->name)), sym->name, file, 0);
-    out.push_back(model::Line{fid, line});
+    symbols = SymbolTable::read(elf);
+    if (debug) {
+      SymbolTable full = SymbolTable::read(*debug);  // .symtab, where the file kept only .dynsym
+      if (full.size() > symbols.size()) symbols = std::move(full);
+    }
+    dwarf = std::make_unique<DwarfIndex>(debug ? *debug : elf);
+    const ElfFile& dwarf_file = debug ? *debug : elf;
+    if (kZstdUnreadable && zstdCompressedDebugInfo(dwarf_file)) {
+      problem = "the debug sections of " + dwarf_file.path() +
+                " are zstd-compressed, which this elfutils cannot read: names only, no lines";
+    }
+  }
+
+  std::string problem;  // a warning to give once, "" when none
+
+  // Declared in this order so that dwarf and symbols go before the files.
+  ElfFile elf;
+  std::unique_ptr<ElfFile> debug;  // the separate debug file, when used
+  SymbolTable symbols;
+  std::unique_ptr<DwarfIndex> dwarf;
+  std::vector<Frame> frames;      // scratch
+  std::vector<NamedFrame> named;  // scratch
+
+  // The lines of the location at `pc`, innermost first.
+  void resolve(model::Profile& p, Svma pc, std::vector<model::Line>& out) {
+    named.clear();
+    nameFrames(*dwarf, symbols, pc, frames, named);
+    for (const NamedFrame& f : named) {
+      model::FunctionId fid = p.internFunction(f.name, f.system_name, f.file, f.decl_line);
+      out.push_back(model::Line{fid, f.line});
+    }
   }
 };
 
-Symbolizer::Symbolizer() = default;
+Symbolizer::Symbolizer(SymbolizerOptions options) : options_(std::move(options)) {}
 Symbolizer::~Symbolizer() = default;
 
 std::string_view Symbolizer::buildIdOf(model::ModuleId id) const {
@@ -110,7 +105,10 @@ Symbolizer::ModuleSymbols* Symbolizer::moduleFor(const model::Profile& profile,
                 (file->buildId().empty() ? std::string("none") : file->buildId()) + ", recorded " +
                 recorded + ")");
   }
-  it->second = std::make_unique<ModuleSymbols>(std::move(file).value());
+  it->second = std::make_unique<ModuleSymbols>(std::move(file).value(), options_.debug_roots);
+  if (!it->second->problem.empty()) {
+    warnings_.push_back(it->second->problem);
+  }
   return it->second.get();
 }
 

@@ -4,9 +4,12 @@
 // For each Location with a module and no lines yet, the module's file is
 // opened by path (once per path and build-id, then cached), the location's
 // file offset is turned into an ELF address (SVMA) through the PT_LOAD
-// segments, and the symbol table and DWARF give a Function (demangled name,
-// raw name, source file, start line) and a Line. The offset is looked up as
-// given: caller frames already hold return address − 1.
+// segments, and the symbol table and DWARF give the location's lines: one
+// per inline level, innermost first, the last one the real function (see
+// frame_names.hpp for how frames are named). A file without .debug_info is
+// completed by its separate debug file (build-id or .gnu_debuglink, see
+// debug_file.hpp). The offset is looked up as given: caller frames already
+// hold return address − 1.
 // Locations that cannot be resolved keep empty lines. Modules that are not
 // files ("[vdso]", "[stack]", "//anon", memfd, ...) are skipped quietly; a file
 // that cannot be opened or parsed, or whose build-id differs from the one
@@ -30,9 +33,14 @@
 
 namespace strobe::symbolize {
 
+struct SymbolizerOptions {
+  // Where separate debug files are looked for (see debug_file.hpp).
+  std::vector<std::string> debug_roots = {"/usr/lib/debug"};
+};
+
 class Symbolizer {
  public:
-  Symbolizer();
+  explicit Symbolizer(SymbolizerOptions options = {});
   Symbolizer(const Symbolizer&) = delete;
   Symbolizer& operator=(const Symbolizer&) = delete;
   ~Symbolizer();
@@ -59,6 +67,7 @@ class Symbolizer {
   std::unordered_map<std::string, std::unique_ptr<ModuleSymbols>> cache_;
   std::vector<std::string> build_ids_;  // by ModuleId of the last profile
   std::vector<std::string> warnings_;
+  SymbolizerOptions options_;
 };
 
 }  // namespace strobe::symbolize

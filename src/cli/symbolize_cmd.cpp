@@ -1,0 +1,112 @@
+// strobe symbolize -e BINARY [-a] [-f] [-i] [-C] [-p] [--json] [ADDR...]
+// addr2line's interface and output; addresses from the arguments, else one
+// per line from stdin (answers are flushed before each blocking read, so a
+// program can drive it line by line through a pipe).
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "base/log.hpp"
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "symbolize/addr2line.hpp"
+
+namespace strobe::cli {
+namespace {
+
+struct SymbolizeArgs {
+  std::string exe = "a.out";
+  symbolize::Addr2LineOptions opt;
+  bool json = false;
+  std::vector<std::string> addresses;
+};
+
+// As binutils' bfd_scan_vma(s, NULL, 16): hex digits with an optional 0x;
+// anything unparsable reads as 0.
+uint64_t parseAddress(const char* s) {
+  return std::strtoull(s, nullptr, 16);
+}
+
+constexpr size_t kChunk = 1 << 16;  // output is written in pieces of about this size
+
+bool writeAll(const std::string& s) {
+  return s.empty() || std::fwrite(s.data(), 1, s.size(), stdout) == s.size();
+}
+
+int runSymbolize(const SymbolizeArgs& a) {
+  auto engine = symbolize::Addr2Line::open(a.exe);
+  if (!engine) {
+    logError(engine.error().describe(),
+             "give the binary with -e FILE (an ELF executable or library)");
+    return kExitError;
+  }
+  symbolize::Addr2Line& e = **engine;
+  std::string out;
+  auto answer = [&](const char* text) {
+    uint64_t addr = parseAddress(text);
+    if (a.json) {
+      e.json(addr, out);
+    } else {
+      e.text(addr, a.opt, out);
+    }
+  };
+  if (!a.addresses.empty()) {
+    for (const std::string& s : a.addresses) {
+      answer(s.c_str());
+      if (out.size() > kChunk) {
+        if (!writeAll(out)) return kExitError;
+        out.clear();
+      }
+    }
+    if (!writeAll(out)) return kExitError;
+    return std::fflush(stdout) == 0 ? 0 : kExitError;
+  }
+  // stdin: read what is there, answer every complete line, flush, read again.
+  std::string pending;
+  char buf[1 << 16];
+  while (true) {
+    ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    pending.append(buf, static_cast<size_t>(n));
+    size_t start = 0;
+    for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
+      pending[nl] = '\0';
+      answer(pending.c_str() + start);
+      if (out.size() > kChunk) {
+        if (!writeAll(out)) return kExitError;
+        out.clear();
+      }
+    }
+    pending.erase(0, start);
+    if (!writeAll(out) || std::fflush(stdout) != 0) return kExitError;
+    out.clear();
+  }
+  if (!pending.empty()) answer(pending.c_str());
+  if (!writeAll(out)) return kExitError;
+  return std::fflush(stdout) == 0 ? 0 : kExitError;
+}
+
+}  // namespace
+
+Runner addSymbolizeCommand(CLI::App& app) {
+  auto args = std::make_shared<SymbolizeArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "symbolize", "Addresses to function, file:line and inline chain (addr2line-compatible)");
+  sub->add_option("-e,--exe", args->exe, "The ELF file the addresses belong to")
+      ->capture_default_str();
+  sub->add_flag("-a,--addresses", args->opt.addresses, "Print each address first");
+  sub->add_flag("-f,--functions", args->opt.functions, "Print function names");
+  sub->add_flag("-i,--inlines", args->opt.inlines, "Print the inline chain (callers too)");
+  sub->add_flag("-C,--demangle", args->opt.demangle, "Demangle function names");
+  sub->add_flag("-p,--pretty-print", args->opt.pretty, "One line per address");
+  sub->add_flag("--json", args->json,
+                "One JSON object per address with strobe's names and the whole inline chain");
+  sub->add_option("address", args->addresses, "Addresses (hex); read from stdin when none");
+  return [args] { return runSymbolize(*args); };
+}
+
+}  // namespace strobe::cli

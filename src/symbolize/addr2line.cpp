@@ -1,0 +1,213 @@
+#include "symbolize/addr2line.hpp"
+
+#include <elf.h>
+#include <gelf.h>
+#include <libelf.h>
+
+#include <charconv>
+
+#include "symbolize/debug_file.hpp"
+#include "symbolize/demangle.hpp"
+
+namespace strobe::symbolize {
+namespace {
+
+void appendHex(uint64_t v, int digits, std::string& out) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  char buf[16];
+  for (int i = 15; i >= 0; --i) {
+    buf[i] = kDigits[v & 15];
+    v >>= 4;
+  }
+  out.append(buf + 16 - digits, static_cast<size_t>(digits));
+}
+
+void appendUint(uint64_t v, std::string& out) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void appendJsonString(std::string_view s, std::string& out) {
+  out.push_back('"');
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(c);
+    } else if (u < 0x20) {
+      static constexpr char kDigits[] = "0123456789abcdef";
+      out += "\\u00";
+      out.push_back(kDigits[u >> 4]);
+      out.push_back(kDigits[u & 15]);
+    } else {
+      out.push_back(c);
+    }
+  }
+  out.push_back('"');
+}
+
+}  // namespace
+
+namespace {
+
+std::unique_ptr<ElfFile> debugFileOf(const ElfFile& elf) {
+  if (hasSection(elf, ".debug_info")) return nullptr;
+  auto path = findDebugFile(elf, {"/usr/lib/debug"});
+  if (!path) return nullptr;
+  auto f = ElfFile::open(*path);
+  return f ? std::make_unique<ElfFile>(std::move(f).value()) : nullptr;
+}
+
+}  // namespace
+
+Addr2Line::Addr2Line(ElfFile elf)
+    : elf_(std::move(elf)),
+      debug_(debugFileOf(elf_)),
+      symbols_(SymbolTable::read(debug_ ? *debug_ : elf_)),
+      dwarf_index_(std::make_unique<DwarfIndex>(debug_ ? *debug_ : elf_)),
+      dwarf_(*dwarf_index_) {
+  Elf* e = elf_.elf();
+  if (::gelf_getclass(e) == ELFCLASS32) address_digits_ = 8;
+  for (Elf_Scn* scn = ::elf_nextscn(e, nullptr); scn != nullptr; scn = ::elf_nextscn(e, scn)) {
+    GElf_Shdr sh;
+    if (::gelf_getshdr(scn, &sh) == nullptr || (sh.sh_flags & SHF_ALLOC) == 0) continue;
+    if (sh.sh_size > UINT64_MAX - sh.sh_addr) continue;
+    alloc_.emplace_back(sh.sh_addr, sh.sh_addr + sh.sh_size);
+  }
+}
+
+Result<std::unique_ptr<Addr2Line>> Addr2Line::open(const std::string& path) {
+  auto elf = ElfFile::open(path);
+  if (!elf) return elf.takeError();
+  return std::unique_ptr<Addr2Line>(new Addr2Line(std::move(elf).value()));
+}
+
+bool Addr2Line::inAllocSection(uint64_t addr) const {
+  for (const auto& [lo, hi] : alloc_) {
+    if (addr >= lo && addr < hi) return true;
+  }
+  return false;
+}
+
+Addr2Line::BfdName& Addr2Line::bfdName(uint32_t function) {
+  if (function >= bfd_names_.size()) {
+    bfd_names_.resize(dwarf_.functionCount());
+    bfd_named_.resize(dwarf_.functionCount());
+  }
+  BfdName& b = bfd_names_[function];
+  if (!bfd_named_[function]) {
+    bfd_named_[function] = true;
+    const FunctionInfo& info = dwarf_.function(function);
+    if (!info.linkage_name.empty()) {
+      b = BfdName{info.linkage_name, true};
+    } else {
+      b = BfdName{info.name, info.unmangled_language && !info.name.empty()};
+    }
+  }
+  return b;
+}
+
+std::string_view Addr2Line::demangled(std::string_view name) {
+  auto [it, inserted] = demangled_.try_emplace(name.data());
+  if (inserted) it->second = demangleLikeBinutils(name);
+  return it->second;
+}
+
+void Addr2Line::text(uint64_t addr, const Addr2LineOptions& opt, std::string& out) {
+  if (opt.addresses) {
+    out += "0x";
+    appendHex(addr, address_digits_, out);
+    out += opt.pretty ? ": " : "\n";
+  }
+  bool in_section = inAllocSection(addr);
+  bool known = in_section && dwarf_.frames(Svma(addr), frames_);
+  if (!known) frames_.clear();
+  bool has_function = known && frames_.back().die != 0;
+  bool has_line = known && !frames_[0].file.empty();
+
+  // The innermost name, as binutils' _bfd_dwarf2_find_nearest_line picks it.
+  std::string_view first;
+  bool found = has_line;
+  if (has_function) {
+    found = true;
+    BfdName& b = bfdName(frames_[0].function);
+    if (b.is_linkage) {
+      first = b.name;
+    } else {
+      auto sym = symbols_.nearest(Svma(addr));
+      if (!sym) {
+        first = b.name;
+      } else {
+        first = sym->name;
+        if (sym->start.v == dwarf_.function(frames_[0].function).low_pc) b.name = sym->name;
+      }
+      b.is_linkage = true;
+    }
+  } else if (in_section) {
+    if (auto sym = symbols_.nearest(Svma(addr))) {
+      first = sym->name;
+      found = true;
+    }
+  }
+
+  if (!found) {
+    if (opt.functions) out += opt.pretty ? "?? " : "??\n";
+    out += "??:0\n";
+    return;
+  }
+  if (frames_.empty()) frames_.push_back(Frame{});  // a symbol, no DWARF
+  for (size_t i = 0; i < frames_.size(); ++i) {
+    const Frame& f = frames_[i];
+    if (opt.functions) {
+      std::string_view name = i == 0 ? first : bfdName(f.function).name;
+      if (name.empty()) {
+        out += "??";
+      } else {
+        out += opt.demangle ? demangled(name) : name;
+      }
+      out += opt.pretty ? " at " : "\n";
+    }
+    out += f.file.empty() ? std::string_view("??") : f.file;
+    out.push_back(':');
+    if (f.line != 0) {
+      appendUint(f.line, out);
+      if (frames_[0].discriminator != 0) {
+        out += " (discriminator ";
+        appendUint(frames_[0].discriminator, out);
+        out.push_back(')');
+      }
+    } else {
+      out.push_back('?');
+    }
+    out.push_back('\n');
+    if (!opt.inlines || i + 1 == frames_.size() || !f.inlined) break;
+    if (opt.pretty) out += " (inlined by) ";
+  }
+}
+
+void Addr2Line::json(uint64_t addr, std::string& out) {
+  named_.clear();
+  if (inAllocSection(addr)) nameFrames(dwarf_, symbols_, Svma(addr), frames_, named_);
+  out += "{\"address\":\"0x";
+  appendHex(addr, address_digits_, out);
+  out += "\",\"frames\":[";
+  for (size_t i = 0; i < named_.size(); ++i) {
+    const NamedFrame& f = named_[i];
+    if (i > 0) out.push_back(',');
+    out += "{\"function\":";
+    appendJsonString(f.name, out);
+    out += ",\"system_name\":";
+    appendJsonString(f.system_name, out);
+    out += ",\"file\":";
+    appendJsonString(f.line_file, out);
+    out += ",\"line\":";
+    appendUint(f.raw_line, out);
+    out += ",\"inlined\":";
+    out += f.inlined ? "true" : "false";
+    out.push_back('}');
+  }
+  out += "]}\n";
+}
+
+}  // namespace strobe::symbolize

@@ -1,0 +1,78 @@
+// Addr2Line: `strobe symbolize`'s engine; answers like binutils addr2line.
+//
+// text() prints exactly what `addr2line -e FILE [-a] [-f] [-i] [-C] [-p]`
+// prints for one address (GNU binutils 2.40 output, byte for byte, including
+// "??", "??:0", "file:?", " (discriminator N)" and " (inlined by) "), using
+// strobe's DWARF index. To be a drop-in replacement it also reproduces how
+// binutils names the innermost frame: a DWARF function without a linkage name
+// (a static C++ function, also when inlined) is named by the ELF symbol that
+// covers the address, and a function whose start matches that symbol keeps
+// the symbol's name afterwards (so answers can depend on earlier addresses,
+// as in addr2line). A stripped file's separate debug file is found as
+// binutils finds it (build-id under /usr/lib/debug, .gnu_debuglink). json() gives strobe's own
+// names instead (see frame_names.hpp): one JSON object per address, one line each.
+//
+// Owns: the ELF file, its symbols and DWARF index, and memoized names.
+// Thread safety: none; one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "base/result.hpp"
+#include "symbolize/dwarf_index.hpp"
+#include "symbolize/elf_file.hpp"
+#include "symbolize/frame_names.hpp"
+#include "symbolize/symbol_table.hpp"
+
+namespace strobe::symbolize {
+
+struct Addr2LineOptions {
+  bool addresses = false;  // -a
+  bool functions = false;  // -f
+  bool inlines = false;    // -i
+  bool demangle = false;   // -C
+  bool pretty = false;     // -p
+};
+
+class Addr2Line {
+ public:
+  static Result<std::unique_ptr<Addr2Line>> open(const std::string& path);
+
+  // Appends addr2line's answer for `addr` (an address as stated in the file).
+  void text(uint64_t addr, const Addr2LineOptions& opt, std::string& out);
+  // Appends {"address":"0x…","frames":[{"function","system_name","file",
+  // "line","inlined"}…]} and a newline; frames innermost first.
+  void json(uint64_t addr, std::string& out);
+
+ private:
+  explicit Addr2Line(ElfFile elf);
+  struct BfdName {
+    std::string_view name;
+    bool is_linkage = false;
+  };
+  BfdName& bfdName(uint32_t function);
+  std::string_view demangled(std::string_view name);
+  bool inAllocSection(uint64_t addr) const;
+
+  ElfFile elf_;
+  std::unique_ptr<ElfFile> debug_;  // separate debug file (debug_file.hpp), when used
+  SymbolTable symbols_;
+  std::unique_ptr<DwarfIndex> dwarf_index_;
+  DwarfIndex& dwarf_;
+  std::vector<std::pair<uint64_t, uint64_t>> alloc_;  // [start, end) of SHF_ALLOC sections
+  int address_digits_ = 16;
+  std::vector<BfdName> bfd_names_;  // by function id
+  std::vector<bool> bfd_named_;     // by function id
+  // Names are interned (DwarfIndex, SymbolTable): keyed by their address.
+  std::unordered_map<const char*, std::string> demangled_;
+  std::vector<Frame> frames_;
+  std::vector<NamedFrame> named_;
+};
+
+}  // namespace strobe::symbolize
