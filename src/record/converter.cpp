@@ -124,6 +124,7 @@ void Converter::addMapping(int32_t pid, uint64_t start, uint64_t end, uint64_t p
                            const std::string& path, const std::string& build_id) {
   model::ModuleId module = profile_.internModule(path, build_id);
   spaces_[pid].map(Mapping{start, end, pgoff, module});
+  ++space_generation_;
 }
 
 void Converter::nameThread(int32_t pid, int32_t tid, const std::string& name) {
@@ -138,7 +139,10 @@ void Converter::onMmap(const perf::Mmap2Record& r) {
 
 void Converter::onComm(const perf::CommRecord& r) {
   // exec replaces the address space; the new image's MMAP2 records follow.
-  if (r.exec && r.pid == r.tid) spaces_[static_cast<int32_t>(r.pid)].clear();
+  if (r.exec && r.pid == r.tid) {
+    spaces_[static_cast<int32_t>(r.pid)].clear();
+    ++space_generation_;
+  }
   nameThread(static_cast<int32_t>(r.pid), static_cast<int32_t>(r.tid), std::string(r.comm));
 }
 
@@ -155,6 +159,7 @@ void Converter::onTask(const perf::TaskRecord& r) {
   if (pid != ppid) {
     auto it = spaces_.find(ppid);
     if (it != spaces_.end()) spaces_[pid] = it->second;
+    ++space_generation_;
   }
 }
 
@@ -201,9 +206,28 @@ void Converter::onSample(const perf::SampleRecord& r) {
     if (frames_.empty()) frames_.push_back(r.ip);
   }
 
-  model::StackId stack = model::kNone;
-  for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
-    stack = profile_.internStack(stack, locate(as, *it));
+  // Consecutive samples of a thread share most of their root-side frames
+  // (deep -g dwarf stacks above all): reuse the stack nodes of the previous
+  // sample's common prefix instead of looking each frame up again. Any
+  // change to an address space invalidates every prefix.
+  Prefix& prefix = prefixes_[tid];
+  if (prefix.generation != space_generation_ || prefix.pid != pid) {
+    prefix.frames.clear();
+    prefix.generation = space_generation_;
+    prefix.pid = pid;
+  }
+  const size_t n = frames_.size();
+  size_t k = 0;
+  while (k < n && k < prefix.frames.size() && prefix.frames[k].address == frames_[n - 1 - k]) ++k;
+  prefix.frames.resize(k);
+  model::StackId stack = k > 0 ? prefix.frames[k - 1].stack : model::kNone;
+  stats_.unmapped_frames += k > 0 ? prefix.frames[k - 1].unmapped : 0;
+  for (size_t i = k; i < n; ++i) {
+    const uint64_t before = stats_.unmapped_frames;
+    stack = profile_.internStack(stack, locate(as, frames_[n - 1 - i]));
+    const uint32_t unmapped = (i > 0 ? prefix.frames[i - 1].unmapped : 0) +
+                              static_cast<uint32_t>(stats_.unmapped_frames - before);
+    prefix.frames.push_back(PrefixFrame{frames_[n - 1 - i], stack, unmapped});
   }
   uint64_t t = r.time >= start_ns_ ? r.time - start_ns_ : 0;
   profile_.addSample(model::Sample{t, tid, r.cpu, stack, r.period, end});

@@ -72,8 +72,20 @@ class Converter {
   uint64_t start_ns_;
   std::unordered_map<int32_t, AddressSpace> spaces_;  // by pid
   std::vector<uint64_t> frames_;                      // scratch: leaf first
-  std::unique_ptr<unwind::Unwinder> unwinder_;        // null: no unwinding
-  std::vector<uint64_t> unwound_;                     // scratch for the unwinder
+  struct PrefixFrame {
+    uint64_t address;
+    model::StackId stack;  // the node for the frames from the root to here
+    uint32_t unmapped;     // unmapped frames from the root to here
+  };
+  struct Prefix {
+    uint64_t generation = 0;
+    int32_t pid = 0;
+    std::vector<PrefixFrame> frames;  // root first
+  };
+  std::unordered_map<int32_t, Prefix> prefixes_;  // the last stack of each tid
+  uint64_t space_generation_ = 0;                 // bumped by every address-space change
+  std::unique_ptr<unwind::Unwinder> unwinder_;    // null: no unwinding
+  std::vector<uint64_t> unwound_;                 // scratch for the unwinder
   ConverterStats stats_;
 };
 

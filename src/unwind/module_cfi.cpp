@@ -136,16 +136,31 @@ Result<std::unique_ptr<ModuleCfi>> ModuleCfi::open(const std::string& path) {
     m->segments_.push_back(Segment{ph.p_offset, ph.p_vaddr, ph.p_filesz});
   }
   m->eh_cfi_ = ::dwarf_getcfi_elf(m->elf_);
-  m->dwarf_ = ::dwarf_begin_elf(m->elf_, DWARF_C_READ, nullptr);
-  if (m->dwarf_ != nullptr) m->debug_cfi_ = ::dwarf_getcfi(m->dwarf_);
-  m->uses_fp_ = m->judgeFramePointers();
   return m;
+}
+
+Dwarf_CFI* ModuleCfi::debugCfi() const {
+  if (!debug_tried_) {
+    debug_tried_ = true;
+    dwarf_ = ::dwarf_begin_elf(elf_, DWARF_C_READ, nullptr);
+    if (dwarf_ != nullptr) debug_cfi_ = ::dwarf_getcfi(dwarf_);
+  }
+  return debug_cfi_;
+}
+
+bool ModuleCfi::hasCfi() const {
+  return eh_cfi_ != nullptr || debugCfi() != nullptr;
+}
+
+bool ModuleCfi::usesFramePointers() const {
+  if (uses_fp_ < 0) uses_fp_ = judgeFramePointers() ? 1 : 0;
+  return uses_fp_ == 1;
 }
 
 Rule ModuleCfi::ruleAtSvma(uint64_t svma) const {
   Rule rule;
   if (compile(eh_cfi_, svma, rule)) return rule;
-  if (compile(debug_cfi_, svma, rule)) return rule;
+  if (compile(debugCfi(), svma, rule)) return rule;
   return Rule{};
 }
 

@@ -65,9 +65,9 @@ class ModuleCfi {
   // Whether the code keeps a frame-pointer chain: of up to 256 functions of
   // the symbol table (.symtab, else .dynsym; 16 bytes or longer), more than
   // half have a CFA computed from the frame pointer at their midpoint (past
-  // the prologue). Computed once, at open.
-  [[nodiscard]] bool usesFramePointers() const { return uses_fp_; }
-  [[nodiscard]] bool hasCfi() const { return eh_cfi_ != nullptr || debug_cfi_ != nullptr; }
+  // the prologue). Judged on the first call (-g auto only), then kept.
+  [[nodiscard]] bool usesFramePointers() const;
+  [[nodiscard]] bool hasCfi() const;
   [[nodiscard]] const std::string& path() const { return path_; }
 
  private:
@@ -76,15 +76,18 @@ class ModuleCfi {
   };
   ModuleCfi() = default;
   bool judgeFramePointers() const;
+  // .debug_frame is opened on the first pc .eh_frame does not cover.
+  ::Dwarf_CFI_s* debugCfi() const;
 
   std::string path_;
   int fd_ = -1;
   ::Elf* elf_ = nullptr;
-  ::Dwarf* dwarf_ = nullptr;            // for .debug_frame, when present
-  ::Dwarf_CFI_s* eh_cfi_ = nullptr;     // .eh_frame (ours to end)
-  ::Dwarf_CFI_s* debug_cfi_ = nullptr;  // .debug_frame (owned by dwarf_)
+  ::Dwarf_CFI_s* eh_cfi_ = nullptr;             // .eh_frame (ours to end)
+  mutable ::Dwarf* dwarf_ = nullptr;            // for .debug_frame, when present
+  mutable ::Dwarf_CFI_s* debug_cfi_ = nullptr;  // .debug_frame (owned by dwarf_)
+  mutable bool debug_tried_ = false;
   std::vector<Segment> segments_;
-  bool uses_fp_ = false;
+  mutable int8_t uses_fp_ = -1;  // -1: not judged yet
 };
 
 }  // namespace strobe::unwind

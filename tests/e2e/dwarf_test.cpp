@@ -106,6 +106,29 @@ TEST_F(DwarfTest, AutoGivesFullChains) {
   expectFullChainsAndShares(r, p);
 }
 
+TEST_F(DwarfTest, AutoOnAFramePointerBuildKeepsTheLeafsCaller) {
+  // fixture_shares keeps frame pointers, but its leaves set up no frame, so a
+  // frame-pointer walk from a leaf skips the leaf's caller. -g auto unwinds
+  // the leaf with CFI, then walks frame pointers.
+  Ran r = runProcess({kStrobe, "record", "-F", "999", "-g", "auto", "-o", db(), "--",
+                      STROBE_BINARY_DIR "/tests/fixtures/fixture_shares", "100000", "200"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  model::Profile p = load();
+  uint64_t leaves = 0;
+  uint64_t with_caller = 0;
+  for (const model::Sample& s : p.samples()) {
+    std::vector<std::string> names;
+    p.forEachFrame(s.stack, [&](model::LocationId l) { names.push_back(functionOf(p, l)); });
+    if (names.empty() || names[0].rfind("work_", 0) != 0) continue;
+    ++leaves;
+    if (names.size() > 1 && names[1] == "worker(int)") ++with_caller;
+  }
+  ASSERT_GT(leaves, 300u);
+  EXPECT_GE(static_cast<double>(with_caller), 0.99 * static_cast<double>(leaves));
+  const model::StackCompleteness c = model::stackCompleteness(p);
+  EXPECT_GE(static_cast<double>(c.reached), 0.99 * static_cast<double>(c.samples));
+}
+
 TEST_F(DwarfTest, FramePointersLoseTheChain) {
   // Proves the fixture is meaningful: without frame pointers the kernel's
   // walk cannot cross the recursion.

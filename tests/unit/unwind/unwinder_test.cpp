@@ -340,5 +340,40 @@ TEST_F(UnwinderTest, FramePointerChainIsSplicedWhereCfiIsMissing) {
   EXPECT_EQ(frames[2], 0x3005u);
 }
 
+TEST_F(UnwinderTest, HostileStacksNeverEscapeTheCopy) {
+  // Random stack contents and registers: every walk ends inside its bounds
+  // (ASan builds check the reads), never loops, never overfills frames.
+  FixtureMap map(kNoFp);
+  Unwinder u;
+  std::vector<uint64_t> frames(64, 0);
+  uint64_t seed = 0x9e3779b97f4a7c15ULL;
+  auto next = [&] {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return seed;
+  };
+  const uint64_t text = syms_["_Z8leaf_sixv"];
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<uint8_t> bytes(64 + next() % 512);
+    for (size_t i = 0; i + 8 <= bytes.size(); i += 8) {
+      // Mostly plausible return addresses and stack pointers, some junk.
+      uint64_t v = next();
+      if (v % 3 == 0) v = kBase + text + v % 0x200;
+      if (v % 3 == 1) v = kStackBase + v % 1024;
+      std::memcpy(&bytes[i], &v, 8);
+    }
+    Registers regs;
+    regs.set(kRip, kBase + text + next() % 0x200);
+    regs.set(kRsp, kStackBase + next() % 64);
+    regs.set(kRbp, kStackBase + next() % 1024);
+    const uint64_t chain[] = {regs.r[kRip], next(), next(), 0, next()};
+    StackCopy copy{kStackBase, bytes.data(), bytes.size()};
+    UnwindResult r = u.unwind(map, regs, copy, chain, 5, frames.data(), frames.size());
+    ASSERT_GE(r.frames, 1u);
+    ASSERT_LE(r.frames, frames.size());
+  }
+}
+
 }  // namespace
 }  // namespace strobe::unwind
