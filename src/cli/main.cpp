@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
   Runner report = addReportCommand(app);
   runners[app.get_subcommand("record")] = record;
   runners[app.get_subcommand("report")] = report;
+  runners[app.get_subcommand("query")] = addQueryCommand(app);
+  runners[app.get_subcommand("list")] = addListCommand(app);
 
   try {
     app.parse(args);
