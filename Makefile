@@ -29,6 +29,7 @@ deps-test:
 
 # deps-test first: test tools found at configure time must be installed.
 test: deps-test build
+	tests/browser/install.sh
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --timeout 300
 
 bench-overhead: build

@@ -18,6 +18,9 @@ test_pkgs=(
   libxml2-utils golang-go golang-github-google-pprof-dev chromium nodejs)
 bench_pkgs=(linux-perf hyperfine elfutils llvm google-perftools libgoogle-perftools4 sqlite3)
 
+# Debian's nodejs comes without npm (NodeSource's includes it).
+command -v npm >/dev/null 2>&1 || test_pkgs+=(npm)
+
 pkgs=("${build_pkgs[@]}")
 case "$what" in
   build) ;;

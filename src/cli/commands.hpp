@@ -19,5 +19,7 @@ using Runner = std::function<int()>;
 Runner addRecordCommand(CLI::App& app, bool has_dashes, std::vector<std::string> command);
 Runner addReportCommand(CLI::App& app);
 Runner addSymbolizeCommand(CLI::App& app);
+Runner addQueryCommand(CLI::App& app);
+Runner addListCommand(CLI::App& app);
 
 }  // namespace strobe::cli

@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
   runners[app.get_subcommand("record")] = record;
   runners[app.get_subcommand("report")] = report;
   runners[app.get_subcommand("symbolize")] = addSymbolizeCommand(app);
+  runners[app.get_subcommand("query")] = addQueryCommand(app);
+  runners[app.get_subcommand("list")] = addListCommand(app);
 
   try {
     app.parse(args);

@@ -109,8 +109,12 @@ CallTree CallTree::build(const Profile& p, const CallTreeOptions& opt) {
     }
   }
   for (CallNode& n : t.nodes_) {
-    std::stable_sort(n.children.begin(), n.children.end(), [&](uint32_t a, uint32_t b) {
-      return t.nodes_[a].total_weight > t.nodes_[b].total_weight;
+    if (n.children.size() < 2) continue;
+    std::sort(n.children.begin(), n.children.end(), [&](uint32_t a, uint32_t b) {
+      if (t.nodes_[a].total_weight != t.nodes_[b].total_weight) {
+        return t.nodes_[a].total_weight > t.nodes_[b].total_weight;
+      }
+      return a < b;  // first seen first
     });
   }
   return t;

@@ -44,7 +44,6 @@ struct Open {
   uint64_t key;
   model::Frame frame;
   uint64_t start_ns;
-  uint64_t samples;
 };
 
 }  // namespace
@@ -101,8 +100,6 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* out)
         std::string n = model::frameName(p, o.frame);
         if (o.frame.inlined) n += " [inlined]";
         str(w, n);
-        w.Key("cat");
-        w.String("cpu");
         w.Key("pid");
         w.Int(pid);
         w.Key("tid");
@@ -111,11 +108,6 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* out)
         w.Double(micros(o.start_ns));
         w.Key("dur");
         w.Double(micros(end_ns - o.start_ns));
-        w.Key("args");
-        w.StartObject();
-        w.Key("samples");
-        w.Uint64(o.samples);
-        w.EndObject();
         w.EndObject();
         open.pop_back();
       }
@@ -140,11 +132,10 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* out)
         ++common;
       }
       closeTo(common, s.time_ns);
-      for (size_t k = 0; k < open.size(); ++k) open[k].samples += 1;
       for (size_t k = common; k < frames.size(); ++k) {
         const model::Frame& f = frames[k];
         uint64_t key = model::functionKey(f) | (f.inlined ? (1ULL << 62) : 0);
-        open.push_back(Open{key, f, s.time_ns, 1});
+        open.push_back(Open{key, f, s.time_ns});
       }
       // A sample stands for the period before its time stamp is taken; draw
       // it as [time, time + weight) so consecutive samples touch.

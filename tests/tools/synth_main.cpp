@@ -1,5 +1,6 @@
-// strobe-synth OUT.db [SAMPLES] [--wide]: writes a synthetic recording (see
+// strobe-synth OUT.db [SAMPLES] [--wide] [--start=UNIX_SECONDS]: writes a synthetic recording (see
 // synth_profile.hpp) for output tests and benchmarks.
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -9,20 +10,25 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: strobe-synth OUT.db [SAMPLES] [--wide]\n");
+    std::fprintf(stderr, "usage: strobe-synth OUT.db [SAMPLES] [--wide] [--start=SECONDS]\n");
     return 2;
   }
   size_t samples = 10'000;
   bool wide = false;
+  uint64_t start_s = 0;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--wide") {
       wide = true;
+    } else if (a.rfind("--start=", 0) == 0) {
+      start_s = std::strtoull(a.c_str() + 8, nullptr, 10);
     } else {
       samples = std::strtoull(a.c_str(), nullptr, 10);
     }
   }
-  auto st = strobe::store::writeProfile(strobe::test::synthProfile(samples, wide), argv[1]);
+  strobe::model::Profile p = strobe::test::synthProfile(samples, wide);
+  if (start_s != 0) p.meta().start_realtime_ns = start_s * 1'000'000'000ULL;
+  auto st = strobe::store::writeProfile(p, argv[1]);
   if (!st) {
     std::fprintf(stderr, "strobe-synth: %s\n", st.error().describe().c_str());
     return 1;

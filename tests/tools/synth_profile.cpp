@@ -95,20 +95,32 @@ model::Profile synthProfile(size_t samples, bool wide) {
     rng ^= rng << 17;
     return rng;
   };
+  // Wide profiles draw from a pool of distinct call paths, 1..32 deep, the
+  // first ones far more often (as real programs repeat their hot paths).
+  constexpr size_t kPaths = 20'000;
+  std::vector<StackId> paths[2];  // [0] under main, [1] under worker_main
+  if (wide) {
+    for (int root = 0; root < 2; ++root) {
+      for (size_t i = 0; i < kPaths; ++i) {
+        StackId s = root == 0 ? s_main : s_worker;
+        uint64_t depth = 1 + next() % 32;
+        uint64_t at = next() % wide_locs.size();
+        for (uint64_t d = 0; d < depth; ++d) {
+          s = p.internStack(s, wide_locs[at]);
+          at = (at * 7 + 1 + next() % 3) % wide_locs.size();
+        }
+        paths[root].push_back(s);
+      }
+    }
+  }
   const uint64_t period = 1'001'001;  // ns at 999 Hz
   uint64_t t = 0;
   for (size_t i = 0; i < samples; ++i) {
     auto tid = static_cast<int32_t>(1000 + i % 3);
     StackId s;
     if (wide && i % 2 == 1) {
-      // A random walk through the generated functions, 1..32 deep.
-      s = tid == 1000 ? s_main : s_worker;
-      uint64_t depth = 1 + next() % 32;
-      uint64_t at = next() % wide_locs.size();
-      for (uint64_t d = 0; d < depth; ++d) {
-        s = p.internStack(s, wide_locs[at]);
-        at = (at * 7 + 1 + next() % 3) % wide_locs.size();
-      }
+      uint64_t r = next() % kPaths;
+      s = paths[tid == 1000 ? 0 : 1][r * r / kPaths];
     } else {
       const std::vector<StackId>& v = tid == 1000 ? main_stacks : worker_stacks;
       s = v[(i / 3) % 20];

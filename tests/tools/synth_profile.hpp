@@ -6,8 +6,9 @@
 // shares of CPU time: synth::hot_loop() 50%, synth::helper(int) (inlined
 // into synth::compute(int)) 20%, synth::compute(int) 10%, the hostile
 // function 5%, libc.so.6+0x9a0f0 5%, worker_main(void*) 10%; threads main,
-// worker-1 and worker-2. wide == true adds ~2,000 generated functions in
-// random stacks up to 32 deep (for benchmarks). Deterministic.
+// worker-1 and worker-2. wide == true adds 2,000 generated functions on
+// 40,000 distinct call paths up to 32 deep that take half of the samples,
+// the first paths far more often (for benchmarks). Deterministic.
 #pragma once
 
 #include <cstddef>

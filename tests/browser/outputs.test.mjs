@@ -1,0 +1,161 @@
+// Opens strobe's outputs in headless Chromium (Debian's /usr/bin/chromium,
+// driven by playwright-core): the speedscope file in speedscope's own page
+// (the npm package, served from localhost), and the flame graph SVG
+// directly. Fails on any console error, page error or dialog other than the
+// SVG's search prompt (the hostile function name must never run), and
+// checks that thread names and the hot function are on screen and that the
+// SVG search highlights it. Screenshots go to BUILD/tests/browser/artifacts.
+// Usage: node outputs.test.mjs BUILD_DIR
+import { chromium } from "playwright-core";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const build = path.resolve(process.argv[2] || "build");
+const work = path.join(build, "tests", "browser");
+const artifacts = path.join(work, "artifacts");
+fs.mkdirSync(artifacts, { recursive: true });
+
+const db = path.join(work, "synth.db");
+const speedscopeFile = path.join(work, "profile.speedscope.json");
+const svgFile = path.join(work, "flame.svg");
+execFileSync(path.join(build, "strobe-synth"), [db, "6000"]);
+execFileSync(path.join(build, "strobe"), ["report", db, "-f", "speedscope", "-o", speedscopeFile]);
+execFileSync(path.join(build, "strobe"), ["report", db, "--per-thread", "-o", svgFile]);
+
+let failures = 0;
+function check(ok, what) {
+  console.log(`${ok ? "ok" : "FAIL"}: ${what}`);
+  if (!ok) failures++;
+}
+
+// speedscope's release files and the profile, from 127.0.0.1 only.
+const release = path.join(here, "node_modules", "speedscope", "dist", "release");
+const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css",
+  ".json": "application/json", ".wasm": "application/wasm", ".png": "image/png",
+  ".woff2": "font/woff2", ".ico": "image/x-icon", ".txt": "text/plain" };
+const server = http.createServer((req, res) => {
+  const url = new URL(req.url, "http://127.0.0.1");
+  const file = url.pathname === "/profile.speedscope.json"
+    ? speedscopeFile
+    : path.join(release, path.normalize(url.pathname === "/" ? "/index.html" : url.pathname));
+  if (!file.startsWith(release) && file !== speedscopeFile) { res.writeHead(403); res.end(); return; }
+  fs.readFile(file, (err, data) => {
+    if (err) { res.writeHead(404); res.end(); return; }
+    res.writeHead(200, { "Content-Type": types[path.extname(file)] || "application/octet-stream" });
+    res.end(data);
+  });
+});
+await new Promise((r) => server.listen(0, "127.0.0.1", r));
+const port = server.address().port;
+
+const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "strobe-chromium-"));
+const context = await chromium.launchPersistentContext(userDataDir, {
+  executablePath: "/usr/bin/chromium",
+  headless: true,
+  viewport: { width: 1280, height: 800 },
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+
+function watch(page, name, allowPrompt) {
+  const errors = [];
+  page.on("console", (m) => { if (m.type() === "error") errors.push(`console: ${m.text()}`); });
+  page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
+  page.on("dialog", async (d) => {
+    if (allowPrompt && d.type() === "prompt") { await d.accept("hot_loop"); return; }
+    errors.push(`unexpected ${d.type()} dialog: ${d.message()}`);
+    await d.dismiss();
+  });
+  return () => check(errors.length === 0, `${name}: no console errors, page errors or dialogs` +
+    (errors.length ? `\n  ${errors.join("\n  ")}` : ""));
+}
+
+try {
+  // speedscope
+  {
+    const page = await context.newPage();
+    const done = watch(page, "speedscope", false);
+    await page.goto(`http://127.0.0.1:${port}/#profileURL=${encodeURIComponent(
+      `http://127.0.0.1:${port}/profile.speedscope.json`)}`);
+    await page.waitForSelector("canvas", { timeout: 20000 });
+    await page.waitForFunction(() => document.body.innerText.includes("main (1000)"),
+      null, { timeout: 20000 }).catch(() => {});
+    const text = await page.evaluate(() => document.body.innerText);
+    check(text.includes("main (1000)"), "speedscope shows the thread main (1000)");
+    await page.screenshot({ path: path.join(artifacts, "speedscope-time-order.png") });
+    // The sandwich view lists functions as text, heaviest self first.
+    await page.getByText("Sandwich").first().click();
+    await page.waitForFunction(() => document.body.innerText.includes("synth::hot_loop()"),
+      null, { timeout: 10000 }).catch(() => {});
+    const sandwich = await page.evaluate(() => document.body.innerText);
+    check(sandwich.includes("synth::hot_loop()"), "speedscope's sandwich view lists synth::hot_loop()");
+    await page.screenshot({ path: path.join(artifacts, "speedscope-sandwich.png") });
+    // The other threads are in the profile selector.
+    await page.getByText("main (1000)").first().click().catch(() => {});
+    await page.waitForTimeout(300);
+    const menu = await page.evaluate(() => document.body.innerText);
+    check(menu.includes("worker-1 (1001)") && menu.includes("worker-2 (1002)"),
+      "speedscope lists the worker threads");
+    await page.screenshot({ path: path.join(artifacts, "speedscope-threads.png") });
+    done();
+    await page.close();
+  }
+  // the flame graph SVG, opened directly
+  {
+    const page = await context.newPage();
+    const done = watch(page, "flame graph", true);
+    await page.goto(`file://${svgFile}`);
+    await page.waitForSelector("#frames > g");
+    const names = await page.$$eval("#frames > g", (gs) => gs.map((g) => g.getAttribute("data-name")));
+    for (const t of ["main (1000)", "worker-1 (1001)", "worker-2 (1002)", "synth::hot_loop()"]) {
+      check(names.includes(t), `the flame graph has a frame ${t}`);
+    }
+    const hostile = `<script>alert(1)</script>&"'`;
+    check(names.includes(hostile), "the hostile name is shown as text");
+    check(await page.evaluate(() => document.querySelectorAll("script").length === 1),
+      "the SVG has only its own script");
+    await page.screenshot({ path: path.join(artifacts, "flamegraph.png") });
+
+    const hot = page.locator('#frames > g[data-name="synth::hot_loop()"]').first();
+    await hot.hover();
+    const details = await page.textContent("#details");
+    check(/synth::hot_loop\(\) \(\d+ samples, [\d.]+%, .+ CPU\)/.test(details),
+      `hovering shows name, samples, share and CPU time ("${details}")`);
+
+    await page.click("#search");  // the prompt answers "hot_loop"
+    await page.waitForFunction(() => document.getElementById("matched").textContent.includes("%"));
+    const matched = await page.textContent("#matched");
+    const fills = await page.$$eval('#frames > g[data-name="synth::hot_loop()"] > rect',
+      (rs) => rs.map((r) => r.getAttribute("fill")));
+    check(fills.length > 0 && fills.every((f) => f === "rgb(230,0,230)"),
+      "search highlights every synth::hot_loop() frame");
+    const share = parseFloat(matched.replace(/[^\d.]/g, ""));
+    check(Math.abs(share - 50) < 0.5, `search shows the matched share ("${matched}", want 50%)`);
+    await page.screenshot({ path: path.join(artifacts, "flamegraph-search.png") });
+
+    await page.locator('#frames > g[data-name="worker-1 (1001)"]').click();
+    const unzoomShown = await page.evaluate(() => document.getElementById("unzoom").getAttribute("class") !== "hide");
+    const hidden = await page.evaluate(() => getComputedStyle(
+      document.querySelector('#frames > g[data-name="main (1000)"]')).display === "none");
+    check(unzoomShown && hidden, "clicking a frame zooms into it");
+    await page.screenshot({ path: path.join(artifacts, "flamegraph-zoom.png") });
+    await page.click("#unzoom");
+    const back = await page.evaluate(() => getComputedStyle(
+      document.querySelector('#frames > g[data-name="main (1000)"]')).display !== "none");
+    check(back, "Reset Zoom shows every frame again");
+    check(await page.evaluate(() => window.__strobe_xss === undefined), "no injected script ran");
+    done();
+    await page.close();
+  }
+} finally {
+  await context.close();
+  server.close();
+  fs.rmSync(userDataDir, { recursive: true, force: true });
+}
+console.log(failures === 0 ? "browser: all checks passed" : `browser: ${failures} checks failed`);
+process.exit(failures === 0 ? 0 : 1);
