@@ -71,7 +71,8 @@ TEST_F(PreloadTest, ProfilesAnUnmodifiedProgramToExit) {
 TEST_F(PreloadTest, TimerEngineInPreloadMode) {
   std::string out = dir_ + "/app.txt";
   Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + out,
-                      "STROBE_ENGINE=timer", kFixtures + "fixture_shares", "100000", "300"});
+                      "STROBE_ENGINE=timer", "STROBE_FREQ=999", kFixtures + "fixture_shares",
+                      "100000", "600"});
   ASSERT_EQ(r.status, 0) << r.err;
   std::string report = readFile(out);
   EXPECT_NEAR(selfPct(report, "work_six()"), 60.0, 5.0) << report;
