@@ -1,5 +1,6 @@
 #include "inproc/writer.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "output/format.hpp"
@@ -39,6 +40,7 @@ Status writeProfileFile(const model::Profile& p, std::string_view format, const 
   }
   Status s = write(p, *f, out);
   if (std::fclose(out) != 0 && s.ok()) s = systemError("cannot write the profile to " + path);
+  if (!s.ok()) std::remove(path.c_str());  // no truncated or empty profile left behind
   return s;
 }
 
