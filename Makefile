@@ -42,3 +42,7 @@ bench-dwarf: build
 
 clean:
 	rm -rf $(BUILD)
+
+bench-inproc: build
+	scripts/deps.sh bench
+	bench/inproc/run.sh $(BUILD)

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -135,6 +136,15 @@ model::Profile Collector::toProfile(const SessionInfo& info,
 
   std::vector<MapEntry> maps = readSelfMaps();
   std::unordered_map<std::string, model::ModuleId> modules;
+  // The executable is the first module (pprof takes it as the main binary).
+  std::error_code ec;
+  std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  for (const MapEntry& e : maps) {
+    if (!ec && e.path == exe) {
+      modules.emplace(exe, p.internModule(exe, ""));
+      break;
+    }
+  }
   std::vector<model::StackId> stack_of(nodes_.size(), model::kNone);
   // Parents are always interned before their children.
   for (size_t i = 0; i < nodes_.size(); ++i) {
@@ -164,6 +174,33 @@ model::Profile Collector::toProfile(const SessionInfo& info,
     if (!st.ok()) warnings->push_back(st.error().describe());
   }
   return p;
+}
+
+std::vector<std::string> symbolNames(const std::vector<uint64_t>& addresses) {
+  model::Profile p;
+  std::vector<MapEntry> maps = readSelfMaps();
+  std::unordered_map<std::string, model::ModuleId> modules;
+  std::vector<model::LocationId> locs;
+  for (uint64_t a : addresses) {
+    const MapEntry* e = findMap(maps, a);
+    if (e == nullptr) {
+      locs.push_back(p.internLocation(model::kNone, a, a));
+      continue;
+    }
+    auto [it, inserted] = modules.try_emplace(e->path, 0);
+    if (inserted) it->second = p.internModule(e->path, "");
+    locs.push_back(p.internLocation(it->second, a - e->start + e->pgoff, a));
+  }
+  symbolize::Symbolizer sym;
+  (void)sym.symbolize(p);
+  std::vector<std::string> names;
+  for (model::LocationId id : locs) {
+    const model::Location& loc = p.locations()[id];
+    // The outermost line is the real function (inner ones are inlined).
+    names.push_back(loc.lines.empty() ? std::string()
+                                      : p.str(p.functions()[loc.lines.back().function].name));
+  }
+  return names;
 }
 
 }  // namespace strobe::inproc

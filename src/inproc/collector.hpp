@@ -71,6 +71,10 @@ class Collector {
   uint32_t intern(uint32_t parent, uint64_t address);
 };
 
+// The function name at each address of this process ("" when unknown),
+// for pprof's symbol requests.
+std::vector<std::string> symbolNames(const std::vector<uint64_t>& addresses);
+
 // The threads of this process (/proc/self/task).
 std::vector<int32_t> listThreads();
 // /proc/self/task/TID/comm without the newline, "" when unreadable.

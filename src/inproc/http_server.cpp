@@ -4,9 +4,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 
+#include "inproc/collector.hpp"
 #include "inproc/session.hpp"
 #include "inproc/writer.hpp"
 
@@ -77,6 +80,34 @@ void handleProfile(const httplib::Request& req, httplib::Response& res) {
   res.set_content(bytes, "application/octet-stream");
 }
 
+// pprof's symbol protocol (as Go's net/http/pprof): GET says symbols are
+// available; POST "0xA+0xB+..." answers "0xA name" lines.
+void handleSymbol(const httplib::Request& req, httplib::Response& res) {
+  std::string body = "num_symbols: 1\n";
+  if (req.method == "POST") {
+    std::vector<uint64_t> addrs;
+    size_t pos = 0;
+    const std::string& in = req.body;
+    while (pos <= in.size() && addrs.size() < 100000) {
+      size_t plus = in.find('+', pos);
+      std::string word = in.substr(pos, plus == std::string::npos ? std::string::npos : plus - pos);
+      uint64_t pc = std::strtoull(word.c_str(), nullptr, 0);
+      if (pc != 0) addrs.push_back(pc);
+      if (plus == std::string::npos) break;
+      pos = plus + 1;
+    }
+    std::vector<std::string> names = symbolNames(addrs);
+    char hex[32];
+    for (size_t i = 0; i < addrs.size(); ++i) {
+      if (names[i].empty()) continue;
+      std::snprintf(hex, sizeof hex, "%#lx ", static_cast<unsigned long>(addrs[i]));
+      body += hex + names[i] + "\n";
+    }
+  }
+  res.status = 200;
+  res.set_content(body, "text/plain; charset=utf-8");
+}
+
 }  // namespace
 
 Status serveHttp(const std::string& addr) {
@@ -95,6 +126,8 @@ Status serveHttp(const std::string& addr) {
   }
   auto* svr = new httplib::Server();
   svr->Get("/debug/pprof/profile", handleProfile);
+  svr->Get("/debug/pprof/symbol", handleSymbol);
+  svr->Post("/debug/pprof/symbol", handleSymbol);
   svr->set_read_timeout(5, 0);
   int bound = port == 0
                   ? svr->bind_to_any_port(host)

@@ -44,9 +44,10 @@ void writeOut(const std::string& path) {
     logError(s.error());
     return;
   }
-  uint64_t dropped = droppedSamples();
-  std::string msg = "profile written to " + path;
-  if (dropped > 0) msg += " (" + std::to_string(dropped) + " samples dropped)";
+  // Which engine `auto` picked, and what was lost, with every profile.
+  std::string msg = "profile written to " + path + " (" + engineName() + " engine, " +
+                    std::to_string(sampleCount()) + " samples, " +
+                    std::to_string(droppedSamples()) + " dropped)";
   logInfo(msg);
 }
 

@@ -56,11 +56,17 @@ struct TimerThread {
 std::atomic<bool> g_active{false};
 std::atomic<int> g_inflight{0};
 std::atomic<uint32_t> g_generation{0};
+// Bumped (release) after a TimerThread is built and before its timer is
+// armed; the handler loads it (acquire) first. The kernel already orders
+// timer_settime before the signal; this states it in the C++ model, which
+// is what ThreadSanitizer checks.
+std::atomic<uint64_t> g_published{0};
 pid_t g_pid = 0;
 
 void onSigprof(int /*sig*/, siginfo_t* info, void* uc) {
   const int saved_errno = errno;
   g_inflight.fetch_add(1);
+  (void)g_published.load(std::memory_order_acquire);
   if (info != nullptr && info->si_code == SI_TIMER && g_active.load()) {
     auto* t = static_cast<TimerThread*>(info->si_value.sival_ptr);
     if (t != nullptr && t->magic == kMagic &&
@@ -146,6 +152,7 @@ class TimerEngine final : public Engine {
     const uint64_t period = 1'000'000'000ULL / std::max<uint32_t>(opt_.frequency, 1);
     auto t = std::make_unique<TimerThread>(tid, stack_hi, period,
                                            g_generation.load(std::memory_order_relaxed), opt_);
+    g_published.fetch_add(1, std::memory_order_release);
     sigevent sev{};
     sev.sigev_notify = SIGEV_THREAD_ID;
     sev.sigev_signo = SIGPROF;

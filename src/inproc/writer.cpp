@@ -1,22 +1,25 @@
 #include "inproc/writer.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 
-#include "output/text_report.hpp"
+#include "output/format.hpp"
 
 namespace strobe::inproc {
 namespace {
 
-bool endsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+// A named format, else the path's extension, else text.
+Result<output::Format> resolveFormat(std::string_view format, std::string_view path) {
+  if (!format.empty()) return output::parseFormat(format);
+  if (auto f = output::formatFromPath(path)) return *f;
+  return output::Format::kText;
 }
 
-Result<std::string> resolveFormat(std::string_view format, std::string_view path) {
-  if (format.empty()) {
-    if (endsWith(path, ".pb.gz") || endsWith(path, ".pprof")) return std::string("pprof");
-    return std::string("text");
-  }
-  return std::string(format);
+Status write(const model::Profile& p, output::Format f, std::FILE* out) {
+  output::ReportOptions opt;
+  opt.top = 30;
+  opt.source = "libstrobe";
+  return output::writeFormat(p, f, opt, out);
 }
 
 }  // namespace
@@ -24,14 +27,7 @@ Result<std::string> resolveFormat(std::string_view format, std::string_view path
 Status writeProfileStream(const model::Profile& p, std::string_view format, std::FILE* out) {
   auto f = resolveFormat(format, "");
   if (!f.ok()) return f.takeError();
-  if (*f != "text") {
-    return makeError("format '" + *f + "' is not available in this build of libstrobe",
-                     "use format text", ErrorKind::kUnsupported);
-  }
-  output::TextOptions opt;
-  opt.top = 30;
-  output::writeTextReport(p, opt, "libstrobe", out);
-  return {};
+  return write(p, *f, out);
 }
 
 Status writeProfileFile(const model::Profile& p, std::string_view format, const std::string& path) {
@@ -42,8 +38,9 @@ Status writeProfileFile(const model::Profile& p, std::string_view format, const 
     return systemError("cannot write the profile to " + path,
                        "check that the directory exists and is writable");
   }
-  Status s = writeProfileStream(p, *f, out);
+  Status s = write(p, *f, out);
   if (std::fclose(out) != 0 && s.ok()) s = systemError("cannot write the profile to " + path);
+  if (!s.ok()) std::remove(path.c_str());  // no truncated or empty profile left behind
   return s;
 }
 

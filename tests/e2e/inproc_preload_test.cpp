@@ -71,11 +71,41 @@ TEST_F(PreloadTest, ProfilesAnUnmodifiedProgramToExit) {
 TEST_F(PreloadTest, TimerEngineInPreloadMode) {
   std::string out = dir_ + "/app.txt";
   Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + out,
-                      "STROBE_ENGINE=timer", kFixtures + "fixture_shares", "100000", "300"});
+                      "STROBE_ENGINE=timer", "STROBE_FREQ=999", kFixtures + "fixture_shares",
+                      "100000", "600"});
   ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("(timer engine, "), std::string::npos) << r.err;
   std::string report = readFile(out);
   EXPECT_NEAR(selfPct(report, "work_six()"), 60.0, 5.0) << report;
   EXPECT_NEAR(selfPct(report, "work_one()"), 10.0, 5.0) << report;
+}
+
+TEST_F(PreloadTest, FormatFollowsTheExtensionOrStrobeFormat) {
+  std::string pb = dir_ + "/app.pb.gz";
+  Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + pb,
+                      kFixtures + "fixture_shares", "100000", "50"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string bytes = readFile(pb);
+  ASSERT_GE(bytes.size(), 2u);
+  EXPECT_EQ(static_cast<unsigned char>(bytes[0]), 0x1f);  // gzip
+  EXPECT_EQ(static_cast<unsigned char>(bytes[1]), 0x8b);
+
+  // A named format wins over the extension.
+  std::string named = dir_ + "/app.pb.gz.txt";
+  r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + named,
+                  "STROBE_FORMAT=pprof", kFixtures + "fixture_shares", "100000", "50"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  bytes = readFile(named);
+  ASSERT_GE(bytes.size(), 2u);
+  EXPECT_EQ(static_cast<unsigned char>(bytes[0]), 0x1f);
+
+  // An unknown format is an error, and no file is left behind.
+  std::string bad = dir_ + "/app.bad";
+  r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + bad,
+                  "STROBE_FORMAT=nope", kFixtures + "fixture_shares", "1000", "5"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("strobe: error: "), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(bad));
 }
 
 TEST_F(PreloadTest, BadEnvironmentIsReportedAndTheProgramStillRuns) {

@@ -163,7 +163,7 @@ TEST_F(SessionTest, TimerEngineSplitsSixThreeOneOverallAndPerThread) {
   std::string engine;
   // CPU-clock timers expire at scheduler ticks (CONFIG_HZ, often 250), so
   // this engine takes fewer samples per CPU second: give it more work.
-  model::Profile p = profileShares(o, 1500, &tids, &engine);
+  model::Profile p = profileShares(o, 3000, &tids, &engine);
   EXPECT_EQ(engine, "timer");
   expectSplit(p, tids);
 }
