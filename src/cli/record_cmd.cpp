@@ -101,6 +101,15 @@ int runRecord(RecordArgs& a) {
              "use 64, 128, 256, 512, ...");
     return kExitUsage;
   }
+  // A ring must hold several sample records (each the stack copy plus ~300
+  // bytes) or the kernel drops them all.
+  if (call_graph->stack_copy != 0 && a.mmap_pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE)) <
+                                         4 * (size_t{call_graph->stack_copy} + 512)) {
+    logError(fmt::format("--mmap-pages {} is too small for a {}-byte stack copy per sample",
+                         a.mmap_pages, call_graph->stack_copy),
+             "use --mmap-pages 128 or more, or a smaller -g dwarf,BYTES");
+    return kExitUsage;
+  }
   if (a.command.empty()) {
     logError("no command to profile", "usage: strobe record [OPTIONS] -- CMD [ARGS]");
     return kExitUsage;

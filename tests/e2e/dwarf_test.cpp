@@ -165,6 +165,12 @@ TEST_F(DwarfTest, StackCopySizeIsChecked) {
   EXPECT_EQ(r.status, 2);
   r = record("dwarf,x");
   EXPECT_EQ(r.status, 2);
+  r = runProcess({kStrobe, "record", "-g", "dwarf,65528", "--mmap-pages", "16", "-o", db(), "--",
+                  "/bin/true"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "strobe: error: --mmap-pages 16 is too small for a 65528-byte stack copy per sample\n"
+            "  hint: use --mmap-pages 128 or more, or a smaller -g dwarf,BYTES\n");
 }
 
 }  // namespace
