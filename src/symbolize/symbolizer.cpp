@@ -2,6 +2,7 @@
 
 #include <elfutils/version.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "symbolize/debug_file.hpp"
@@ -9,6 +10,7 @@
 #include "symbolize/dwarf_index.hpp"
 #include "symbolize/elf_file.hpp"
 #include "symbolize/frame_names.hpp"
+#include "symbolize/perf_map.hpp"
 #include "symbolize/symbol_table.hpp"
 
 namespace strobe::symbolize {
@@ -112,6 +114,22 @@ Symbolizer::ModuleSymbols* Symbolizer::moduleFor(const model::Profile& profile,
   return it->second.get();
 }
 
+std::vector<PerfMap> Symbolizer::loadPerfMaps(const model::Profile& profile) const {
+  std::vector<int32_t> pids;
+  if (profile.meta().pid > 0) pids.push_back(profile.meta().pid);
+  for (const model::Thread& t : profile.threads()) {
+    if (t.pid > 0) pids.push_back(t.pid);
+  }
+  std::sort(pids.begin(), pids.end());
+  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+  std::vector<PerfMap> maps;
+  for (int32_t pid : pids) {
+    auto m = PerfMap::load(options_.perf_map_dir + "/perf-" + std::to_string(pid) + ".map");
+    if (m && m->size() > 0) maps.push_back(std::move(m).value());
+  }
+  return maps;
+}
+
 Status Symbolizer::symbolize(model::Profile& profile) {
   warnings_.clear();
   const std::vector<model::Module>& modules = profile.modules();
@@ -123,10 +141,31 @@ Status Symbolizer::symbolize(model::Profile& profile) {
   std::vector<bool> looked_up(modules.size(), false);
   size_t bad_modules = 0;
 
+  // JIT code: anonymous executable memory named by /tmp/perf-PID.map.
+  std::vector<PerfMap> jit_maps;
+  bool jit_loaded = false;
+  auto jitName = [&](uint64_t address) -> std::optional<std::string_view> {
+    if (!jit_loaded) {
+      jit_loaded = true;
+      jit_maps = loadPerfMaps(profile);
+    }
+    for (const PerfMap& m : jit_maps) {
+      if (auto name = m.lookup(address)) return name;
+    }
+    return std::nullopt;
+  };
+
   for (model::Location& loc : profile.mutableLocations()) {
-    if (loc.module == model::kNone || !loc.lines.empty()) continue;
-    if (loc.module >= modules.size()) {
+    if (!loc.lines.empty()) continue;
+    if (loc.module != model::kNone && loc.module >= modules.size()) {
       ++bad_modules;
+      continue;
+    }
+    if (loc.module == model::kNone || !isFilePath(profile.str(modules[loc.module].path))) {
+      if (auto name = jitName(loc.address)) {
+        model::FunctionId fid = profile.internFunction(demangle(*name), *name, "", 0);
+        loc.lines.push_back(model::Line{fid, 0});
+      }
       continue;
     }
     ModuleSymbols*& m = resolved[loc.module];

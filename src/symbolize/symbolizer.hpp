@@ -10,8 +10,11 @@
 // completed by its separate debug file (build-id or .gnu_debuglink, see
 // debug_file.hpp). The offset is looked up as given: caller frames already
 // hold return address − 1.
-// Locations that cannot be resolved keep empty lines. Modules that are not
-// files ("[vdso]", "[stack]", "//anon", memfd, ...) are skipped quietly; a file
+// Locations outside any file mapping (no module, "//anon", memfd, ...) are
+// looked up by address in the perf-PID.map files of the profile's processes
+// (JIT code; one frame named by the JIT, no line). Locations that cannot be
+// resolved keep empty lines. Modules that are not files ("[vdso]", "[stack]",
+// "//anon", memfd, ...) are otherwise skipped quietly; a file
 // that cannot be opened or parsed, or whose build-id differs from the one
 // recorded, is skipped with one warning and remembered, so it is not retried.
 //
@@ -30,12 +33,15 @@
 
 #include "base/result.hpp"
 #include "model/profile.hpp"
+#include "symbolize/perf_map.hpp"
 
 namespace strobe::symbolize {
 
 struct SymbolizerOptions {
   // Where separate debug files are looked for (see debug_file.hpp).
   std::vector<std::string> debug_roots = {"/usr/lib/debug"};
+  // Where JITs write perf-PID.map files (see perf_map.hpp).
+  std::string perf_map_dir = "/tmp";
 };
 
 class Symbolizer {
@@ -61,6 +67,7 @@ class Symbolizer {
 
  private:
   struct ModuleSymbols;
+  std::vector<PerfMap> loadPerfMaps(const model::Profile& profile) const;
   ModuleSymbols* moduleFor(const model::Profile& profile, model::ModuleId id);
 
   // Keyed by path + '\0' + recorded build-id; nullptr: skipped (remembered).

@@ -20,7 +20,9 @@
 #include <sstream>
 
 #include "fixture_tools.hpp"
+#include "symbolize/demangle.hpp"
 #include "symbolize/elf_file.hpp"
+#include "symbolize/symbolizer.hpp"
 
 namespace strobe::symbolize {
 namespace {
@@ -211,6 +213,33 @@ TEST(SymbolizeDifferentialTest, AddressesFromArgumentsAndJson) {
       std::string("'") + STROBE_EXE + "' symbolize -e /nonexistent/x 0x10 2>&1; echo status=$?");
   EXPECT_NE(missing.find("cannot open /nonexistent/x"), std::string::npos) << missing;
   EXPECT_NE(missing.find("status=1"), std::string::npos) << missing;
+}
+
+// Compiler clones (.isra.N, .part.N, .cold, .constprop.N) of the fixture are
+// attributed to the function they came from; the clone kind stays in the
+// system name.
+TEST(SymbolizeDifferentialTest, ClonesAreAttributedToTheirFunction) {
+  auto nm = testing::nmSymbols(SYMFIX_LARGE);
+  auto loads = testing::readelfLoads(SYMFIX_LARGE);
+  model::Profile p;
+  model::ModuleId m = p.internModule(SYMFIX_LARGE, "");
+  std::vector<std::pair<std::string, model::LocationId>> clones;
+  for (const auto& [name, addr] : nm) {
+    if (!isClone(name)) continue;
+    uint64_t off = testing::svmaToOffset(loads, addr);
+    if (off != UINT64_MAX) clones.emplace_back(name, p.internLocation(m, off, addr));
+  }
+  ASSERT_GE(clones.size(), 3U) << "the fixture should have compiler clones";
+  Symbolizer s;
+  ASSERT_TRUE(s.symbolize(p).ok());
+  for (const auto& [name, id] : clones) {
+    const model::Location& loc = p.locations()[id];
+    ASSERT_FALSE(loc.lines.empty()) << name;
+    const model::Function& f = p.functions()[loc.lines.back().function];
+    EXPECT_EQ(p.str(f.name), demangle(cloneBase(name))) << name;
+    EXPECT_EQ(p.str(f.name).find("[clone"), std::string::npos) << name;
+    EXPECT_EQ(p.str(f.system_name), name);
+  }
 }
 
 }  // namespace

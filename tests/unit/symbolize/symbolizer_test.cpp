@@ -1,5 +1,7 @@
 #include "symbolize/symbolizer.hpp"
 
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "fixture_tools.hpp"
@@ -249,6 +251,67 @@ TEST(SymbolizerTest, UnknownModuleIdsAreReported) {
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().kind, ErrorKind::kCorrupt);
   EXPECT_FALSE(p.locations()[good].lines.empty());  // the others are still done
+}
+
+}  // namespace
+}  // namespace strobe::symbolize
+
+namespace strobe::symbolize {
+namespace {
+
+TEST(PerfMapTest, ParsesLinesAndSkipsGarbage) {
+  PerfMap m = PerfMap::parse(
+      "7f0000001000 40 LazyCompile:*add /app/x.js:3\n"
+      "0x7f0000002000 0x10 _ZN3jit4stubEv\r\n"
+      "nonsense\n"
+      "7f0000003000 zz bad size\n"
+      "7f0000004000 0 empty\n"
+      "7f0000001020 8 reused\n"
+      "7f0000005000 10");
+  EXPECT_EQ(m.size(), 3U);
+  EXPECT_EQ(m.lookup(0x7f0000001000).value_or(""), "LazyCompile:*add /app/x.js:3");
+  EXPECT_EQ(m.lookup(0x7f0000001024).value_or(""), "reused");  // written later wins
+  EXPECT_EQ(m.lookup(0x7f000000103f).value_or(""), "LazyCompile:*add /app/x.js:3");
+  EXPECT_EQ(m.lookup(0x7f000000200f).value_or(""), "_ZN3jit4stubEv");
+  EXPECT_FALSE(m.lookup(0x7f0000001040).has_value());
+  EXPECT_FALSE(m.lookup(0x7f0000004000).has_value());
+  EXPECT_FALSE(m.lookup(0).has_value());
+}
+
+TEST(SymbolizerTest, JitFramesFromPerfMapOfTheProcess) {
+  std::string dir = testing::runCommand("mktemp -d");
+  dir.erase(dir.find_last_not_of('\n') + 1);
+  {
+    std::ofstream map(dir + "/perf-4242.map");
+    map << "7f0000001000 40 LazyCompile:*add /app/x.js:3\n7f0000002000 10 _ZN3jit4stubEv\n";
+  }
+  Profile p;
+  p.meta().pid = 4242;
+  LocationId unmapped = p.internLocation(model::kNone, 0x7f0000001010, 0x7f0000001010);
+  model::ModuleId anon = p.internModule("//anon", "");
+  LocationId in_anon = p.internLocation(anon, 0x10, 0x7f0000002004);
+  LocationId unknown = p.internLocation(anon, 0x90000, 0x7f0000090000);
+  SymbolizerOptions opt;
+  opt.perf_map_dir = dir;
+  Symbolizer s(opt);
+  ASSERT_TRUE(s.symbolize(p).ok());
+  ASSERT_EQ(p.locations()[unmapped].lines.size(), 1U);
+  const model::Function& js = p.functions()[p.locations()[unmapped].lines[0].function];
+  EXPECT_EQ(p.str(js.name), "LazyCompile:*add /app/x.js:3");
+  ASSERT_EQ(p.locations()[in_anon].lines.size(), 1U);
+  const model::Function& stub = p.functions()[p.locations()[in_anon].lines[0].function];
+  EXPECT_EQ(p.str(stub.name), "jit::stub()");
+  EXPECT_EQ(p.str(stub.system_name), "_ZN3jit4stubEv");
+  EXPECT_TRUE(p.locations()[unknown].lines.empty());
+
+  // Another process's map is not used.
+  Profile other;
+  other.meta().pid = 4243;
+  LocationId l = other.internLocation(model::kNone, 0x7f0000001010, 0x7f0000001010);
+  Symbolizer s2(opt);
+  ASSERT_TRUE(s2.symbolize(other).ok());
+  EXPECT_TRUE(other.locations()[l].lines.empty());
+  testing::runCommand("rm -rf '" + dir + "'");
 }
 
 }  // namespace
