@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "model/frames.hpp"
@@ -41,8 +43,7 @@ void metadata(JsonWriter& w, const char* what, int32_t pid, int32_t tid, const s
 }
 
 struct Open {
-  uint64_t key;
-  model::Frame frame;
+  uint32_t frame;  // index into the frame names
   uint64_t start_ns;
 };
 
@@ -52,6 +53,20 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* out)
   const model::Meta& m = p.meta();
   std::map<int32_t, std::vector<uint32_t>> per_thread;
   for (uint32_t i = 0; i < p.samples().size(); ++i) per_thread[p.samples()[i].tid].push_back(i);
+
+  // Each distinct frame (function or unresolved location, inlined or not)
+  // is named once; each location maps to its frames, innermost first.
+  std::vector<std::vector<uint32_t>> loc_frames(p.locations().size());
+  std::unordered_map<uint64_t, uint32_t> frame_ids;
+  std::vector<std::string> names;
+  for (model::LocationId lid = 0; lid < p.locations().size(); ++lid) {
+    model::forEachLocationFrame(p, lid, no_inline, [&](const model::Frame& f) {
+      uint64_t key = model::functionKey(f) | (f.inlined ? (1ULL << 62) : 0);
+      auto [it, inserted] = frame_ids.try_emplace(key, static_cast<uint32_t>(names.size()));
+      if (inserted) names.push_back(model::frameName(p, f) + (f.inlined ? " [inlined]" : ""));
+      loc_frames[lid].push_back(it->second);
+    });
+  }
 
   char buf[1 << 16];
   rapidjson::FileWriteStream os(out, buf, sizeof buf);
@@ -79,7 +94,7 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* out)
   for (int32_t pid : pids) metadata(w, "process_name", pid, 0, command);
 
   std::vector<Open> open;
-  std::vector<model::Frame> frames;
+  std::vector<uint32_t> frames;
   for (auto& [tid, idx] : per_thread) {
     std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
       return p.samples()[a].time_ns < p.samples()[b].time_ns;
@@ -97,9 +112,7 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* out)
         w.Key("ph");
         w.String("X");
         w.Key("name");
-        std::string n = model::frameName(p, o.frame);
-        if (o.frame.inlined) n += " [inlined]";
-        str(w, n);
+        str(w, names[o.frame]);
         w.Key("pid");
         w.Int(pid);
         w.Key("tid");
@@ -121,24 +134,19 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* out)
       // A gap longer than a sample period ends every open frame.
       if (!open.empty() && s.time_ns > prev_end + prev_weight) closeTo(0, prev_end);
       frames.clear();
-      model::forEachDisplayFrame(p, s.stack, no_inline,
-                                 [&](const model::Frame& f) { frames.push_back(f); });
-      std::reverse(frames.begin(), frames.end());
+      p.forEachFrame(s.stack, [&](model::LocationId lid) {
+        frames.insert(frames.end(), loc_frames[lid].begin(), loc_frames[lid].end());
+      });
+      std::reverse(frames.begin(), frames.end());  // root first
       size_t common = 0;
-      while (common < open.size() && common < frames.size()) {
-        const model::Frame& f = frames[common];
-        uint64_t key = model::functionKey(f) | (f.inlined ? (1ULL << 62) : 0);
-        if (open[common].key != key) break;
+      while (common < open.size() && common < frames.size() &&
+             open[common].frame == frames[common]) {
         ++common;
       }
       closeTo(common, s.time_ns);
-      for (size_t k = common; k < frames.size(); ++k) {
-        const model::Frame& f = frames[k];
-        uint64_t key = model::functionKey(f) | (f.inlined ? (1ULL << 62) : 0);
-        open.push_back(Open{key, f, s.time_ns});
-      }
-      // A sample stands for the period before its time stamp is taken; draw
-      // it as [time, time + weight) so consecutive samples touch.
+      for (size_t k = common; k < frames.size(); ++k) open.push_back(Open{frames[k], s.time_ns});
+      // Each sample is drawn as [time, time + weight), so consecutive
+      // samples of a busy thread touch.
       prev_end = s.time_ns + s.weight;
       prev_weight = s.weight;
     }

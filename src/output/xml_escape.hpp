@@ -1,5 +1,7 @@
 // Escaping for XML text and attribute values (&, <, >, ", '), and removal of
-// characters XML 1.0 forbids. Thread safety: pure.
+// what XML 1.0 forbids: control characters become '?', and so does every
+// byte that is not part of valid UTF-8 (symbol names are bytes, and a
+// truncated label may end inside a character). Thread safety: pure.
 #pragma once
 
 #include <string>
@@ -7,8 +9,32 @@
 
 namespace strobe::output {
 
+// The length of the valid UTF-8 sequence at s[i] (1-4), or 0 when invalid.
+inline size_t utf8Length(std::string_view s, size_t i) {
+  auto c = static_cast<unsigned char>(s[i]);
+  size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
+  }
+  return n;
+}
+
 inline void appendXmlEscaped(std::string& out, std::string_view s) {
-  for (char c : s) {
+  for (size_t i = 0; i < s.size();) {
+    char c = s[i];
+    size_t n = utf8Length(s, i);
+    if (n == 0) {
+      out += '?';
+      ++i;
+      continue;
+    }
+    if (n > 1) {
+      out.append(s.substr(i, n));
+      i += n;
+      continue;
+    }
+    ++i;
     switch (c) {
       case '&':
         out += "&amp;";

@@ -6,7 +6,9 @@
 #      (flat% vs SELF%, cum% vs TOTAL%) for the top functions;
 #   2. `pprof -raw` shows the inline chain helper <- compute as two lines of
 #      one location;
-#   3. `pprof -tags` sees the thread label.
+#   3. `pprof -tags` sees the thread label;
+#   4. the same agreement on a real recording of fixture_shares (skipped,
+#      with the reason, when the kernel refuses to profile).
 # Usage: pprof_check.sh BUILD_DIR
 set -euo pipefail
 
@@ -39,15 +41,17 @@ fi
 "$pprof" -tags -symbolize=none "$work/synth.pb.gz" > "$work/tags.txt" 2>&1
 
 fail=0
+top=$work/top.txt
+report=$work/strobe.txt
 # strobe: " 50.0%   50.0%    15.02 s  NAME   LOCATION" -> NAME self total
 # pprof:  "15.02s 50.00% 50.00%     15.02s 50.00%  NAME [(inline)]"
 compare() {
   local name=$1
   local s p
-  s=$(awk -v n="$name" 'index($0, "  " n "  ") { gsub("%", "", $1); gsub("%", "", $2); print $1, $2; exit }' "$work/strobe.txt")
+  s=$(awk -v n="$name" 'index($0, "  " n "  ") { gsub("%", "", $1); gsub("%", "", $2); print $1, $2; exit }' "$report")
   p=$(awk -v n="$name" '{ line = $0; sub(/ \(inline\)$/, "", line) }
         substr(line, length(line) - length(n) + 1) == n && $2 ~ /%$/ {
-          gsub("%", "", $2); gsub("%", "", $5); print $2, $5; exit }' "$work/top.txt")
+          gsub("%", "", $2); gsub("%", "", $5); print $2, $5; exit }' "$top")
   if [ -z "$s" ] || [ -z "$p" ]; then
     echo "FAIL: $name: strobe '$s' pprof '$p'"
     fail=1
@@ -77,8 +81,21 @@ fi
 for t in main worker-1 worker-2; do
   if ! grep -q "$t" "$work/tags.txt"; then echo "FAIL: thread $t not in pprof -tags"; fail=1; fi
 done
+# A real recording: three functions with 60/30/10% of the CPU.
+if "$strobe" record -F 999 -o "$work/real.db" -- "$build/tests/fixtures/fixture_shares" \
+    > "$work/record.txt" 2>&1; then
+  "$strobe" report "$work/real.db" --top 0 > "$work/real.txt"
+  "$strobe" report "$work/real.db" -o "$work/real.pb.gz"
+  "$pprof" -top -symbolize=none "$work/real.pb.gz" > "$work/real-top.txt" 2>&1
+  top=$work/real-top.txt
+  report=$work/real.txt
+  for f in 'work_six()' 'work_three()' 'work_one()'; do compare "$f"; done
+else
+  echo "SKIP (real recording): strobe record failed here:"; sed 's/^/  /' "$work/record.txt"
+fi
+
 if [ $fail -ne 0 ]; then
-  echo "--- pprof -top"; cat "$work/top.txt"; echo "--- strobe report"; cat "$work/strobe.txt"
+  echo "--- pprof -top"; cat "$top"; echo "--- strobe report"; cat "$report"
   exit 1
 fi
 echo "pprof agrees with strobe"

@@ -9,6 +9,7 @@
 
 #include "model/aggregate.hpp"
 #include "output/format.hpp"
+#include "output/xml_escape.hpp"
 #include "synth_profile.hpp"
 
 namespace strobe::output {
@@ -203,6 +204,21 @@ TEST(Format, NamesAndPaths) {
   EXPECT_EQ(formatFromPath("x.trace.json"), Format::kChrome);
   EXPECT_EQ(formatFromPath("x.json"), std::nullopt);
   EXPECT_EQ(formatFromPath("x.folded"), Format::kFolded);
+}
+
+}  // namespace
+}  // namespace strobe::output
+
+namespace strobe::output {
+namespace {
+
+TEST(XmlEscape, KeepsValidUtf8AndReplacesTheRest) {
+  EXPECT_EQ(xmlEscaped("caf\xc3\xa9 <&>"), "caf\xc3\xa9 &lt;&amp;&gt;");
+  EXPECT_EQ(xmlEscaped("a\xff"
+                       "b"),
+            "a?b");
+  EXPECT_EQ(xmlEscaped("cut \xe2\x82"), "cut ??") << "a character cut short";
+  EXPECT_EQ(xmlEscaped(std::string("nul\0bell\x07", 9)), "nul?bell?");
 }
 
 }  // namespace
