@@ -4,7 +4,7 @@ BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps deps-test build demo test clean bench-overhead bench-dwarf
+.PHONY: all deps deps-test build demo test clean bench-overhead bench-dwarf bench-inproc
 
 all: build
 
