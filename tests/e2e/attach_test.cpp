@@ -342,7 +342,8 @@ TEST_F(AttachTest, SystemWideListsABusyProcessAmongTheTop) {
   Ran r = record({"-a", "-d", "1s"});
   if (r.status == 3) GTEST_SKIP() << "the kernel forbids system-wide profiling here: " << r.err;
   ASSERT_EQ(r.status, 0) << r.err;
-  Ran rep = runProcess({kStrobe, "report", db(), "--by", "process", "--top", "3"});
+  // Other processes may be busy too (a shared machine): the top ten.
+  Ran rep = runProcess({kStrobe, "report", db(), "--by", "process", "--top", "10"});
   ASSERT_EQ(rep.status, 0) << rep.err;
   EXPECT_NE(rep.out.find("fixture_until_s (" + std::to_string(fixture.pid()) + ")"),
             std::string::npos)
