@@ -11,14 +11,16 @@ inline constexpr int kExitError = 1;        // anything else that failed
 inline constexpr int kExitUsage = 2;        // bad arguments
 inline constexpr int kExitPermission = 3;   // the kernel refused perf_event_open
 inline constexpr int kExitUnsupported = 4;  // no PMU / kernel lacks a feature
+inline constexpr int kExitAmbiguous = 5;    // several processes match record -P NAME
 inline constexpr int kExitCannotExecute = 126;
 inline constexpr int kExitNotFound = 127;  // the command to profile does not exist
 
 inline constexpr const char* kExitCodesHelp =
     "Exit status: record returns the command's own status (128+N if it died of\n"
     "signal N); 1 error, 2 usage error, 3 permission denied by the kernel\n"
-    "(perf_event_paranoid, capabilities), 4 event not supported here, 126 command\n"
-    "not executable, 127 command not found.";
+    "(perf_event_paranoid, capabilities), 4 event not supported here, 5 several\n"
+    "processes match -P NAME, 126 command not executable, 127 command, pid or\n"
+    "process name not found.";
 
 inline int exitCodeFor(const Error& e) {
   switch (e.kind) {

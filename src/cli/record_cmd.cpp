@@ -1,9 +1,14 @@
-// strobe record [-F HZ] [-g fp|dwarf[,BYTES]|auto|none] [-o FILE] [--mmap-pages N] -- CMD ARGS
+// strobe record [-F HZ | -c N] [-e EVENT] [-g fp|dwarf[,BYTES]|auto|none] [-k] [-d DUR]
+//               [-o FILE] [--mmap-pages N] [--no-inherit]
+//               (-- CMD ARGS | -p PID,... | -P NAME | -a)
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include "base/log.hpp"
 #include "cli/call_graph.hpp"
@@ -12,6 +17,9 @@
 #include "model/aggregate.hpp"
 #include "output/stack_completeness.hpp"
 #include "output/text_report.hpp"
+#include "perf/event.hpp"
+#include "record/options.hpp"
+#include "record/proc.hpp"
 #include "record/session.hpp"
 #include "store/store.hpp"
 #include "symbolize/symbolizer.hpp"
@@ -29,7 +37,61 @@ struct RecordArgs {
   std::string output = "strobe.db";
   size_t mmap_pages = 128;
   std::vector<std::string> command;
+  std::string pids;          // -p
+  std::string process_name;  // -P
+  bool all_cpus = false;     // -a
+  std::string duration;      // -d
+  std::string event = "cpu-clock";
+  uint64_t count = 0;   // -c
+  bool kernel = false;  // -k
+  bool no_inherit = false;
+  bool frequency_given = false;
 };
+
+// STROBE_ATTACH_MODE=inherit|per-thread|cpu-filtered forces how an attach
+// covers threads (tests); anything else: automatic.
+record::AttachMode attachModeFromEnv() {
+  const char* v = std::getenv("STROBE_ATTACH_MODE");
+  std::string_view s = v != nullptr ? v : "";
+  if (s == "inherit") return record::AttachMode::kInherit;
+  if (s == "per-thread") return record::AttachMode::kPerThread;
+  if (s == "cpu-filtered") return record::AttachMode::kCpuFiltered;
+  return record::AttachMode::kAuto;
+}
+
+// Resolves -P NAME to one pid; on failure prints the error and returns the exit status.
+int resolveName(const std::string& name, std::vector<pid_t>& pids) {
+  auto matches = record::findProcessesByName(name, ::getpid());
+  if (matches.empty()) {
+    logError(fmt::format("no process named '{}'", name),
+             "check the name with ps, or give the pid with -p PID");
+    return kExitNotFound;
+  }
+  if (matches.size() > 1) {
+    std::string list;
+    for (const auto& m : matches) {
+      std::string cmd = m.cmdline.empty() ? "[" + m.comm + "]" : output::formatCommand(m.cmdline);
+      list += fmt::format("  {} {}\n", m.pid, cmd);
+    }
+    logError(fmt::format("{} processes match '{}':", matches.size(), name));
+    std::fputs(list.c_str(), stderr);
+    std::string all;
+    for (const auto& m : matches) all += (all.empty() ? "" : ",") + std::to_string(m.pid);
+    std::fprintf(stderr, "  hint: choose one with -p PID, or all of them with -p %s\n",
+                 all.c_str());
+    return kExitAmbiguous;
+  }
+  pids.push_back(matches.front().pid);
+  return 0;
+}
+
+std::string targetText(const model::Meta& m) {
+  if (m.target == "system") return "the whole system";
+  if (m.target.rfind("pid", 0) == 0) {
+    return fmt::format("{} ({})", m.target, output::formatCommand(m.command));
+  }
+  return output::formatCommand(m.command);
+}
 
 bool fileExists(const std::string& path) {
   struct stat st;
@@ -54,18 +116,30 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
   double cpu_s = static_cast<double>(t.weight) / 1e9;
   double rate = cpu_s > 0 ? static_cast<double>(t.samples) / cpu_s : 0.0;
   std::FILE* err = stderr;
-  fmt::print(err,
-             "strobe: recorded {} ({}), {} threads, {} samples, {:.0f} samples per CPU-second, "
-             "{} lost\n",
-             output::formatCommand(m.command), output::formatDuration(m.duration_ns), t.threads,
-             t.samples, rate, out.stats.lost);
-  uint64_t attempted = t.samples + out.stats.lost;
-  if (attempted > 0 &&
-      static_cast<double>(out.stats.lost) / static_cast<double>(attempted) > kLostWarnShare) {
-    logWarning(
-        fmt::format("{:.1f}% of samples were lost: strobe did not drain the ring in time",
-                    100.0 * static_cast<double>(out.stats.lost) / static_cast<double>(attempted)),
-        "lower the rate (-F) or enlarge the ring (--mmap-pages, e.g. 512)");
+  if (model::isTimeEvent(m.event)) {
+    fmt::print(err,
+               "strobe: recorded {} ({}), {} threads, {} samples, {:.0f} samples per CPU-second, "
+               "{} lost\n",
+               targetText(m), output::formatDuration(m.duration_ns), t.threads, t.samples, rate,
+               out.stats.lost);
+  } else {
+    fmt::print(err, "strobe: recorded {} ({}), {} threads, {} samples of {} ({} {}), {} lost\n",
+               targetText(m), output::formatDuration(m.duration_ns), t.threads, t.samples, m.event,
+               t.weight, model::eventUnit(m.event), out.stats.lost);
+  }
+  // Lost samples are counted per ring: one slow ring is worth a warning even
+  // when the others were drained in time.
+  auto share = [](uint64_t lost, uint64_t got) {
+    return lost + got == 0 ? 0.0 : static_cast<double>(lost) / static_cast<double>(lost + got);
+  };
+  double lost_share = share(out.stats.lost, t.samples);
+  double worst = 0;
+  for (const auto& r : out.rings) worst = std::max(worst, share(r.lost, r.samples));
+  if (lost_share > kLostWarnShare || worst > kLostWarnShare) {
+    // The rate named is the overall one, or the worst ring's when only one ring fell behind.
+    logWarning(fmt::format("{:.1f}% of samples were lost: strobe did not drain the ring in time",
+                           100.0 * (lost_share > kLostWarnShare ? lost_share : worst)),
+               "lower the rate (-F) or enlarge the ring (--mmap-pages, e.g. 512)");
   }
   if (out.stats.throttled > 0) {
     logWarning(fmt::format("the kernel throttled sampling {} times", out.stats.throttled),
@@ -80,7 +154,7 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
   output::writeTopTable(p, opt, err);
 }
 
-int runRecord(RecordArgs& a) {
+int runRecordChecked(RecordArgs& a) {
   if (a.frequency < 1 || a.frequency > kMaxFrequency) {
     logError(fmt::format("-F {} is out of range", a.frequency),
              fmt::format("give a rate from 1 to {} Hz", kMaxFrequency));
@@ -110,8 +184,24 @@ int runRecord(RecordArgs& a) {
              "use --mmap-pages 128 or more, or a smaller -g dwarf,BYTES");
     return kExitUsage;
   }
-  if (a.command.empty()) {
-    logError("no command to profile", "usage: strobe record [OPTIONS] -- CMD [ARGS]");
+  const int targets = (a.command.empty() ? 0 : 1) + (a.pids.empty() ? 0 : 1) +
+                      (a.process_name.empty() ? 0 : 1) + (a.all_cpus ? 1 : 0);
+  if (targets == 0) {
+    logError("nothing to profile",
+             "usage: strobe record [OPTIONS] -- CMD [ARGS], or -p PID, -P NAME, -a");
+    return kExitUsage;
+  }
+  if (targets > 1) {
+    logError("give only one of: a command, -p PID, -P NAME, -a",
+             "usage: strobe record [OPTIONS] -- CMD [ARGS], or -p PID, -P NAME, -a");
+    return kExitUsage;
+  }
+  if (a.count != 0 && a.frequency_given) {
+    logError("-F and -c both set the sampling rate", "give one: -F HZ or -c N (every N events)");
+    return kExitUsage;
+  }
+  if (auto tc = perf::eventTypeConfig(a.event); !tc) {
+    logError(tc.error());
     return kExitUsage;
   }
 
@@ -122,13 +212,45 @@ int runRecord(RecordArgs& a) {
   opt.stack_copy_bytes = call_graph->stack_copy;
   opt.unwind_auto = call_graph->unwind_auto;
   opt.mmap_pages = a.mmap_pages;
+  opt.event = a.event;
+  opt.period = a.count;
+  opt.kernel = a.kernel;
+  opt.inherit = !a.no_inherit;
+  opt.system_wide = a.all_cpus;
+  opt.attach_mode = attachModeFromEnv();
+  if (!a.duration.empty()) {
+    auto d = record::parseDuration(a.duration);
+    if (!d) {
+      logError(d.error());
+      return kExitUsage;
+    }
+    opt.duration_ns = *d;
+  }
+  if (!a.pids.empty()) {
+    auto pids = record::parsePidList(a.pids);
+    if (!pids) {
+      logError(pids.error());
+      return kExitUsage;
+    }
+    opt.pids = *pids;
+  }
+  if (!a.process_name.empty()) {
+    if (int rc = resolveName(a.process_name, opt.pids); rc != 0) return rc;
+  }
 
   model::Profile profile;
-  auto outcome = record::recordCommand(opt, profile);
+  auto outcome = record::record(opt, profile);
   if (!outcome) {
     logError(outcome.error());
     return exitCodeFor(outcome.error());
   }
+
+  if (std::getenv("STROBE_DEBUG") != nullptr && !opt.pids.empty()) {
+    std::fprintf(stderr, "strobe: debug: attach mode %s, %zu events opened\n",
+                 record::attachModeName(outcome->attach_mode), outcome->events_opened);
+  }
+
+  for (const std::string& w : outcome->warnings) logWarning(w);
 
   symbolize::Symbolizer symbolizer;
   if (auto st = symbolizer.symbolize(profile); !st) logWarning(st.error().describe());
@@ -142,6 +264,19 @@ int runRecord(RecordArgs& a) {
   }
   printSummary(profile, *outcome, a.output);
   return outcome->exit_status;
+}
+
+// STROBE_DEBUG=1: report strobe's open descriptors before and after the
+// whole record (tests check that none leak).
+int runRecord(RecordArgs& a) {
+  const bool debug = std::getenv("STROBE_DEBUG") != nullptr;
+  const int before = debug ? record::countOpenFds() : 0;
+  int rc = runRecordChecked(a);
+  if (debug) {
+    std::fprintf(stderr, "strobe: debug: open descriptors: %d at start, %d at end\n", before,
+                 record::countOpenFds());
+  }
+  return rc;
 }
 
 }  // namespace
@@ -160,11 +295,24 @@ Runner addRecordCommand(CLI::App& app, bool has_dashes, std::vector<std::string>
       ->capture_default_str();
   sub->add_option("--mmap-pages", args->mmap_pages, "Ring buffer pages per CPU, a power of two")
       ->capture_default_str();
-  auto* positional =
-      sub->add_option("command", args->command, "The command to profile and its arguments");
-  if (!has_dashes) positional->required();
+  sub->add_option("-p,--pid", args->pids, "Attach to running processes: PID[,PID...]");
+  sub->add_option("-P,--process-name", args->process_name,
+                  "Attach to the process with this name (comm, then command line)");
+  sub->add_flag("-a,--all-cpus", args->all_cpus, "Sample every process on every CPU");
+  sub->add_option("-d,--duration", args->duration,
+                  "Stop after this long: 30s, 5m, 1h30m, 250ms or plain seconds");
+  sub->add_option("-e,--event", args->event,
+                  "cpu-clock, task-clock, page-faults, context-switches, cycles, instructions, "
+                  "cache-misses or branch-misses")
+      ->capture_default_str();
+  sub->add_option("-c,--count", args->count, "Sample every N events instead of -F");
+  sub->add_flag("-k,--kernel", args->kernel, "Also sample kernel code and kernel call stacks");
+  sub->add_flag("--no-inherit", args->no_inherit,
+                "With a command: do not follow its new threads and child processes");
+  sub->add_option("command", args->command, "The command to profile and its arguments");
   sub->prefix_command();  // everything from the command on belongs to it
-  sub->footer(std::string("Example: strobe record -F 999 -- ./server --port 8080\n") +
+  sub->footer(std::string("Examples: strobe record -F 999 -- ./server --port 8080\n"
+                          "          strobe record -p 1234 -d 30s\n") +
               kExitCodesHelp);
   return [args, sub, has_dashes, command] {
     if (has_dashes) {
@@ -177,6 +325,7 @@ Runner addRecordCommand(CLI::App& app, bool has_dashes, std::vector<std::string>
     } else {
       for (const std::string& s : sub->remaining()) args->command.push_back(s);
     }
+    args->frequency_given = sub->count("-F") > 0;
     return runRecord(*args);
   };
 }

@@ -36,8 +36,9 @@ Result<model::GroupBy> parseGroupBy(const std::string& by) {
   if (by == "file") return model::GroupBy::kFile;
   if (by == "module") return model::GroupBy::kModule;
   if (by == "thread") return model::GroupBy::kThread;
-  return makeError("unknown --by '" + by + "'", "use --by function, line, file, module or thread",
-                   ErrorKind::kUsage);
+  if (by == "process") return model::GroupBy::kProcess;
+  return makeError("unknown --by '" + by + "'",
+                   "use --by function, line, file, module, thread or process", ErrorKind::kUsage);
 }
 
 int fail(const Error& e) {
@@ -122,7 +123,7 @@ Runner addReportCommand(CLI::App& app) {
                   "text, folded, flamegraph, pprof, speedscope, chrome, json or csv "
                   "(default: from -o's extension, else text)");
   sub->add_option("-o,--output", args->output, "Write to this file instead of stdout");
-  sub->add_option("--by", args->by, "Group by: function, line, file, module or thread")
+  sub->add_option("--by", args->by, "Group by: function, line, file, module, thread or process")
       ->capture_default_str();
   sub->add_option("--top", args->top, "Rows to show (0: all)")->capture_default_str();
   sub->add_option("--threshold", args->threshold,

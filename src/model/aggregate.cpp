@@ -24,6 +24,7 @@ uint64_t rowKey(const Profile& p, GroupBy by, const Frame& f) {
       return p.functions()[f.line->function].file;
     case GroupBy::kModule:
     case GroupBy::kThread:
+    case GroupBy::kProcess:
       return p.locations()[f.location].module;
   }
   return 0;
@@ -70,7 +71,43 @@ std::vector<TopRow> threadTable(const Profile& p) {
   return out;
 }
 
+// One row per process: the pid of each sample's thread (its own tid when
+// the thread is unknown), named after the process's main thread.
+std::vector<TopRow> processTable(const Profile& p) {
+  std::unordered_map<int32_t, TopRow> rows;
+  for (const Sample& s : p.samples()) {
+    const Thread* t = p.findThread(s.tid);
+    TopRow& r = rows[t != nullptr ? t->pid : s.tid];
+    r.self += s.weight;
+    r.total += s.weight;
+    r.self_samples += 1;
+    r.total_samples += 1;
+  }
+  std::unordered_map<int32_t, std::string> names;
+  for (const Thread& t : p.threads()) {
+    std::string& n = names[t.pid];
+    if (t.tid == t.pid || n.empty()) n = t.name;
+  }
+  std::vector<TopRow> out;
+  for (auto& [pid, r] : rows) {
+    const std::string& name = names[pid];
+    r.function = (name.empty() ? std::string("process") : name) + " (" + std::to_string(pid) + ")";
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string_view eventUnit(std::string_view event) {
+  if (event.empty() || event == "cpu-clock" || event == "task-clock") return "ns";
+  if (event == "page-faults") return "faults";
+  if (event == "context-switches") return "switches";
+  if (event == "cycles") return "cycles";
+  if (event == "instructions") return "instructions";
+  if (event == "cache-misses" || event == "branch-misses") return "misses";
+  return "events";
+}
 
 std::string unresolvedName(const Profile& p, const Location& loc) {
   char buf[32];
@@ -98,6 +135,8 @@ std::vector<TopRow> topTable(const Profile& p, GroupBy by, bool fold_inline) {
   std::vector<TopRow> out;
   if (by == GroupBy::kThread) {
     out = threadTable(p);
+  } else if (by == GroupBy::kProcess) {
+    out = processTable(p);
   } else {
     // Weight per distinct leaf stack first: many samples share a stack.
     struct Sum {

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/profile.hpp"
@@ -20,8 +21,10 @@ namespace strobe::model {
 
 // What a top-table row aggregates. kFile and kModule group frames by their
 // function's source file or their location's module; kThread has one row
-// per thread (self == total == the thread's weight).
-enum class GroupBy { kFunction, kLine, kFile, kModule, kThread };
+// per thread (self == total == the thread's weight); kProcess one row per
+// process (the pid of each sample's thread), named "name (pid)" after its
+// main thread (else any of its threads).
+enum class GroupBy { kFunction, kLine, kFile, kModule, kThread, kProcess };
 
 struct TopRow {
   // The row's name: the demangled function (module+0xOFFSET when unresolved),
@@ -48,6 +51,14 @@ Totals totals(const Profile& p);
 // Rows sorted by self weight, then total, then name; all keys (callers trim).
 // fold_inline: inlined frames count as their caller (see frames.hpp).
 std::vector<TopRow> topTable(const Profile& p, GroupBy by, bool fold_inline = false);
+
+// What a sample's weight counts for an event (Meta::event): "ns" for
+// cpu-clock and task-clock (and "" = an unknown, older recording), else
+// "faults", "switches", "cycles", "instructions", "misses" or "events".
+std::string_view eventUnit(std::string_view event);
+inline bool isTimeEvent(std::string_view event) {
+  return eventUnit(event) == "ns";
+}
 
 // "libfoo.so+0x1a2b": how an unresolved location is named.
 std::string unresolvedName(const Profile& p, const Location& loc);

@@ -109,6 +109,8 @@ struct Meta {
   uint64_t throttle_events = 0;  // THROTTLE records
   uint64_t target_cpu_ns = 0;    // user+sys CPU of the command (rusage), 0 if unknown
   int32_t exit_status = 0;       // as a shell reports it: 128+N for signal N
+  uint64_t sample_period = 0;    // -c N: one sample every N events (0: by frequency)
+  std::string target;            // "command", "pid 12,34" (attach) or "system" (-a)
 };
 
 class Profile {

@@ -76,18 +76,25 @@ void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* o
   if (opt.by == model::GroupBy::kFile) heading = "FILE";
   if (opt.by == model::GroupBy::kModule) heading = "MODULE";
   if (opt.by == model::GroupBy::kThread) heading = "THREAD";
+  if (opt.by == model::GroupBy::kProcess) heading = "PROCESS";
   size_t width = std::string_view(heading).size();
   for (const auto& r : rows) width = std::max(width, std::min(r.function.size(), kMaxNameWidth));
 
-  fmt::print(out, "{:>6}  {:>6}  {:>9}  {:<{}}  {}\n", "SELF%", "TOTAL%", "SELF-TIME", heading,
-             width, opt.by == model::GroupBy::kThread ? "SAMPLES" : "LOCATION");
+  const bool per_task = opt.by == model::GroupBy::kThread || opt.by == model::GroupBy::kProcess;
+  // Weights are ns of CPU for clock events, counts of the event otherwise.
+  const bool time = model::isTimeEvent(p.meta().event);
+  const std::string_view unit = model::eventUnit(p.meta().event);
+  fmt::print(out, "{:>6}  {:>6}  {:>9}  {:<{}}  {}\n", "SELF%", "TOTAL%",
+             time ? "SELF-TIME" : "SELF", heading, width, per_task ? "SAMPLES" : "LOCATION");
   for (const auto& r : rows) {
-    fmt::print(
-        out, "{:>5.1f}%  {:>5.1f}%  {:>9}  {:<{}}  {}\n", sharePct(r.self, t.weight),
-        sharePct(r.total, t.weight), formatDuration(r.self), fitName(r.function, width), width,
-        opt.by == model::GroupBy::kThread ? std::to_string(r.self_samples)
-        : opt.by == model::GroupBy::kFile || opt.by == model::GroupBy::kModule ? std::string()
-                                                                               : locationOf(r));
+    fmt::print(out, "{:>5.1f}%  {:>5.1f}%  {:>9}  {:<{}}  {}\n", sharePct(r.self, t.weight),
+               sharePct(r.total, t.weight),
+               time ? formatDuration(r.self) : fmt::format("{} {}", r.self, unit),
+               fitName(r.function, width), width,
+               per_task ? std::to_string(r.self_samples)
+               : opt.by == model::GroupBy::kFile || opt.by == model::GroupBy::kModule
+                   ? std::string()
+                   : locationOf(r));
   }
   if (rows.empty()) fmt::print(out, "(no samples)\n");
 }
@@ -103,8 +110,18 @@ void writeTextReport(const model::Profile& p, const TextOptions& opt, const std:
     fmt::print(out, "command:   {}\n", formatCommand(m.command));
     fmt::print(out, "duration:  {}   CPU sampled: {}   threads: {}\n",
                formatDuration(m.duration_ns), formatDuration(t.weight), t.threads);
-    fmt::print(out, "samples:   {} ({} lost)   event: {} at {} Hz   rate: {:.0f} per CPU-second\n",
-               t.samples, m.lost_samples, m.event, m.frequency, rate);
+    if (model::isTimeEvent(m.event) && m.sample_period == 0) {
+      fmt::print(out,
+                 "samples:   {} ({} lost)   event: {} at {} Hz   rate: {:.0f} per CPU-second\n",
+                 t.samples, m.lost_samples, m.event, m.frequency, rate);
+    } else {
+      // Counting events: weights are counts of the event, in its unit.
+      const std::string_view unit = model::eventUnit(m.event);
+      std::string every = m.sample_period != 0 ? fmt::format("every {} {}", m.sample_period, unit)
+                                               : fmt::format("at {} Hz", m.frequency);
+      fmt::print(out, "samples:   {} ({} lost)   event: {} ({}) {}   weight: {} {}\n", t.samples,
+                 m.lost_samples, m.event, unit, every, t.weight, unit);
+    }
     if (std::string s = stackCompletenessLine(p); !s.empty()) fmt::print(out, "stacks:    {}\n", s);
     fmt::print(out, "\n");
   }

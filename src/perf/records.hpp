@@ -39,6 +39,12 @@ constexpr bool isContextMarker(uint64_t v) {
   return v >= kContextMax;
 }
 
+// Whether an address is in the kernel's half of the address space (x86-64
+// and arm64 put the kernel at the top).
+constexpr bool isKernelAddress(uint64_t v) {
+  return (v >> 63) != 0 && !isContextMarker(v);
+}
+
 struct SampleRecord {
   uint32_t pid = 0, tid = 0;
   uint64_t time = 0;

@@ -173,33 +173,47 @@ model::LocationId Converter::locate(AddressSpace& as, uint64_t addr) {
 }
 
 void Converter::onSample(const perf::SampleRecord& r) {
-  ++stats_.samples;
   auto pid = static_cast<int32_t>(r.pid);
   auto tid = static_cast<int32_t>(r.tid);
+  if (!pid_filter_.empty() && pid_filter_.count(pid) == 0) {
+    ++stats_.filtered;
+    return;
+  }
+  ++stats_.samples;
   if (profile_.findThread(tid) == nullptr) nameThread(pid, tid, std::string());
 
-  // Leaf-first user addresses. Context markers separate kernel and user
-  // parts; only user frames are kept here.
+  // Leaf-first addresses. Context markers separate kernel and user parts;
+  // user frames are kept, kernel frames only with setKernelFrames(true)
+  // (they come first: the kernel part is nearer the leaf).
   frames_.clear();
+  kernel_count_ = 0;
   AddressSpace& as = spaces_[pid];
   model::StackEnd end = model::StackEnd::kNotJudged;
   if (unwinder_ != nullptr && r.regs != nullptr) {
+    // -k: the kernel part of the callchain goes first (nearer the leaf).
+    if (kernel_frames_) pushKernelFrames(r);
     end = unwindSample(r, as);
     if (frames_.empty()) frames_.push_back(r.ip);
   } else if (r.callchain_len == 0) {
     frames_.push_back(r.ip);
+    if (kernel_frames_ && perf::isKernelAddress(r.ip)) kernel_count_ = 1;
   } else {
-    bool user = false;
+    enum { kOther, kUser, kKernel } part = kOther;
     for (uint64_t i = 0; i < r.callchain_len; ++i) {
       uint64_t v = r.callchain[i];
       if (perf::isContextMarker(v)) {
-        user = v == perf::kContextUser;
+        part = v == perf::kContextUser ? kUser : v == perf::kContextKernel ? kKernel : kOther;
         continue;
       }
-      if (!user) continue;
+      if (part == kKernel && kernel_frames_ && kernel_count_ == frames_.size()) {
+        frames_.push_back(frames_.empty() ? v : v - 1);
+        ++kernel_count_;
+        continue;
+      }
+      if (part != kUser) continue;
       // The kernel's frame-pointer walk ends on a zeroed frame at the
       // thread's entry: a return address of 0 is the end, not a frame.
-      if (v == 0 && !frames_.empty()) break;
+      if (v == 0 && frames_.size() > kernel_count_) break;
       // Every frame but the leaf is a return address: step into the call.
       frames_.push_back(frames_.empty() ? v : v - 1);
     }
@@ -224,13 +238,38 @@ void Converter::onSample(const perf::SampleRecord& r) {
   stats_.unmapped_frames += k > 0 ? prefix.frames[k - 1].unmapped : 0;
   for (size_t i = k; i < n; ++i) {
     const uint64_t before = stats_.unmapped_frames;
-    stack = profile_.internStack(stack, locate(as, frames_[n - 1 - i]));
+    // Kernel frames (-k) are the leaf-most kernel_count_ of frames_.
+    const size_t j = n - 1 - i;
+    stack = profile_.internStack(
+        stack, j < kernel_count_ ? kernelLocation(frames_[j]) : locate(as, frames_[j]));
     const uint32_t unmapped = (i > 0 ? prefix.frames[i - 1].unmapped : 0) +
                               static_cast<uint32_t>(stats_.unmapped_frames - before);
     prefix.frames.push_back(PrefixFrame{frames_[n - 1 - i], stack, unmapped});
   }
   uint64_t t = r.time >= start_ns_ ? r.time - start_ns_ : 0;
   profile_.addSample(model::Sample{t, tid, r.cpu, stack, r.period, end});
+}
+
+void Converter::pushKernelFrames(const perf::SampleRecord& r) {
+  bool kernel = false;
+  for (uint64_t i = 0; i < r.callchain_len; ++i) {
+    uint64_t v = r.callchain[i];
+    if (perf::isContextMarker(v)) {
+      if (kernel) break;  // the kernel part is one run of frames
+      kernel = v == perf::kContextKernel;
+      continue;
+    }
+    if (!kernel) continue;
+    frames_.push_back(frames_.empty() ? v : v - 1);
+    ++kernel_count_;
+  }
+}
+
+model::LocationId Converter::kernelLocation(uint64_t addr) {
+  if (kernel_module_ == model::kNone) {
+    kernel_module_ = profile_.internModule(kKernelModule, "");
+  }
+  return profile_.internLocation(kernel_module_, addr, addr);
 }
 
 }  // namespace strobe::record

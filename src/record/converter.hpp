@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "model/profile.hpp"
@@ -28,6 +29,9 @@
 
 namespace strobe::record {
 
+// The module of kernel frames (offset == address).
+inline constexpr const char* kKernelModule = "[kernel.kallsyms]";
+
 struct ConverterStats {
   uint64_t samples = 0;
   uint64_t lost = 0;                // samples the kernel dropped (LOST records)
@@ -36,6 +40,7 @@ struct ConverterStats {
   uint64_t unwound = 0;             // samples unwound from registers and a stack copy
   uint64_t truncated = 0;           // of those: stacks that ended early (StackEnd 2..4)
   uint64_t unwind_rule_misses = 0;  // CFI rules compiled (the rest were table lookups)
+  uint64_t filtered = 0;            // samples of other processes (pid filter)
 };
 
 class Converter {
@@ -60,6 +65,12 @@ class Converter {
 
   // Unwinds samples that carry user registers and a stack copy.
   void enableUnwinding(unwind::UnwindMode mode);
+  // -k: keep the kernel part of callchains. Kernel frames get the module
+  // "[kernel.kallsyms]" with offset == address (the kernel address).
+  void setKernelFrames(bool keep) { kernel_frames_ = keep; }
+  // Keep only samples of these processes (per-CPU events filtered to an
+  // attach's targets); empty: keep everything.
+  void setPidFilter(std::unordered_set<int32_t> pids) { pid_filter_ = std::move(pids); }
 
   const ConverterStats& stats() const { return stats_; }
 
@@ -67,6 +78,9 @@ class Converter {
   model::LocationId locate(AddressSpace& as, uint64_t addr);
   // Fills frames_ from the sample's registers and stack; returns how it ended.
   model::StackEnd unwindSample(const perf::SampleRecord& r, AddressSpace& as);
+  model::LocationId kernelLocation(uint64_t addr);
+  // Appends the kernel part of the sample's callchain to frames_ (-k with unwinding).
+  void pushKernelFrames(const perf::SampleRecord& r);
 
   model::Profile& profile_;
   uint64_t start_ns_;
@@ -86,6 +100,10 @@ class Converter {
   uint64_t space_generation_ = 0;                 // bumped by every address-space change
   std::unique_ptr<unwind::Unwinder> unwinder_;    // null: no unwinding
   std::vector<uint64_t> unwound_;                 // scratch for the unwinder
+  size_t kernel_count_ = 0;                       // leading kernel frames in frames_
+  bool kernel_frames_ = false;
+  model::ModuleId kernel_module_ = model::kNone;
+  std::unordered_set<int32_t> pid_filter_;
   ConverterStats stats_;
 };
 

@@ -3,21 +3,28 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <cstring>
+#include <memory>
 #include <optional>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "base/clock.hpp"
 #include "perf/event.hpp"
 #include "perf/ring_buffer.hpp"
 #include "record/event_queue.hpp"
 #include "record/launch.hpp"
+#include "record/proc.hpp"
 #include "unwind/regs.hpp"
 
 namespace strobe::record {
@@ -27,26 +34,40 @@ namespace {
 // another ring by at most the time a pass takes; hold records this long.
 constexpr uint64_t kReorderSlackNs = 20'000'000;
 constexpr int kPollTimeoutMs = 100;
+// Per-thread rings are small: there may be a thousand of them.
+constexpr size_t kPerThreadRingPages = 8;
+// Descriptors kept free for everything else strobe opens (files, SQLite).
+constexpr int kReservedFds = 64;
 
 std::atomic<pid_t> g_forward_to{-1};
+std::atomic<bool> g_stop{false};
 int g_wake_write = -1;
 
-void onForwardedSignal(int sig, siginfo_t* info, void*) {
-  int saved = errno;
-  // Ctrl-C at the terminal (SI_KERNEL) already reached the command's process
-  // group; forward only what was sent to strobe alone.
-  pid_t child = g_forward_to.load();
-  if (child > 0 && info != nullptr && info->si_code != SI_KERNEL) ::kill(child, sig);
-  errno = saved;
-}
-
-void onChild(int) {
-  int saved = errno;
+void wake() {
   char b = 0;
   if (g_wake_write >= 0) {
     ssize_t n = ::write(g_wake_write, &b, 1);
     (void)n;
   }
+}
+
+void onStopSignal(int sig, siginfo_t* info, void*) {
+  int saved = errno;
+  pid_t child = g_forward_to.load();
+  if (child > 0) {
+    // Ctrl-C at the terminal (SI_KERNEL) already reached the command's
+    // process group; forward only what was sent to strobe alone.
+    if (info != nullptr && info->si_code != SI_KERNEL) ::kill(child, sig);
+  } else {
+    g_stop = true;
+    wake();
+  }
+  errno = saved;
+}
+
+void onChild(int) {
+  int saved = errno;
+  wake();
   errno = saved;
 }
 
@@ -55,9 +76,10 @@ class SignalScope {
  public:
   SignalScope(pid_t child, int wake_fd) {
     g_forward_to = child;
+    g_stop = false;
     g_wake_write = wake_fd;
     struct sigaction sa = {};
-    sa.sa_sigaction = onForwardedSignal;
+    sa.sa_sigaction = onStopSignal;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < kForwarded.size(); ++i) ::sigaction(kForwarded[i], &sa, &old_[i]);
@@ -85,6 +107,8 @@ class SignalScope {
 struct Ring {
   Fd fd;
   perf::RingBuffer buffer;
+  RingStats stats;
+  bool hup = false;
 };
 
 std::string hostName() {
@@ -113,115 +137,444 @@ uint64_t cpuNs(const struct rusage& ru) {
   return ns(ru.ru_utime) + ns(ru.ru_stime);
 }
 
-}  // namespace
-
-Result<RecordOutcome> recordCommand(const RecordOptions& opt, model::Profile& profile) {
-  auto child = HeldChild::spawn(opt.command);
-  if (!child) return child.takeError();
-
-  perf::EventSpec spec;
-  spec.frequency = opt.frequency;
-  spec.callchain = opt.callchain || opt.stack_copy_bytes != 0;
-  if (opt.stack_copy_bytes != 0) {
-    spec.regs_user = unwind::archRegs().perf_mask;
-    spec.stack_user = opt.stack_copy_bytes;
+// Raises the soft descriptor limit to the hard one; returns the soft limit.
+rlim_t raiseFdLimit() {
+  struct rlimit rl = {};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) != 0) return 1024;
+  if (rl.rlim_cur < rl.rlim_max) {
+    struct rlimit raised = rl;
+    raised.rlim_cur = rl.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) rl = raised;
   }
-  const size_t ring_bytes = opt.mmap_pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  perf_event_attr attr =
-      perf::makeAttr(spec, /*inherit=*/true, /*enable_on_exec=*/true, ring_bytes / 4);
+  return rl.rlim_cur;
+}
 
-  // Launch: one event per CPU on the child with inherit, so every thread and
-  // child process it creates is followed (an inherited event with cpu = -1
-  // cannot be mmapped).
-  std::vector<Ring> rings;
-  for (int cpu : perf::onlineCpus()) {
-    auto fd = perf::openEvent(attr, child->pid(), cpu);
+class Session {
+ public:
+  Session(const RecordOptions& opt, model::Profile& profile)
+      : opt_(opt), profile_(profile), cpus_(perf::onlineCpus()) {
+    spec_.name = opt.event;
+    spec_.frequency = opt.frequency;
+    spec_.period = opt.period;
+    spec_.callchain = opt.callchain || opt.stack_copy_bytes != 0;
+    spec_.kernel = opt.kernel;
+    if (opt.stack_copy_bytes != 0) {
+      spec_.regs_user = unwind::archRegs().perf_mask;
+      spec_.stack_user = opt.stack_copy_bytes;
+    }
+  }
+
+  Result<RecordOutcome> run();
+
+ private:
+  size_t ringBytes(size_t pages) const {
+    return pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  }
+  Status addRing(Fd fd, size_t pages, int cpu, pid_t tid);
+  Status openLaunch(pid_t child);
+  Status openSystem();
+  Result<AttachMode> chooseAttachMode(size_t threads);
+  Status openAttach();
+  // Opens events on the threads of the targets that have none yet. Threads
+  // that exit meanwhile are skipped quietly.
+  Status coverThreads();
+  Status coverThread(pid_t tid);
+  void synthesize(pid_t pid);
+  void drainAll();
+  void closeHungPerThreadRings();
+  bool targetsAlive() const;
+  void fillMeta();
+
+  const RecordOptions& opt_;
+  model::Profile& profile_;
+  std::vector<int> cpus_;
+  perf::EventSpec spec_;
+  perf_event_attr attr_{};
+  std::vector<std::unique_ptr<Ring>> rings_;
+  std::unordered_map<int, int> ring_of_cpu_;  // cpu -> fd of its ring (inherit attach)
+  std::vector<Fd> redirected_;                // events writing into another event's ring
+  std::unordered_set<pid_t> covered_;         // threads with events (attach)
+  AttachMode mode_ = AttachMode::kAuto;
+  std::unordered_set<int32_t> filter_pids_;
+  std::vector<RingStats> closed_stats_;
+  std::unique_ptr<EventQueue> queue_;
+  std::unique_ptr<Converter> converter_;
+  std::unordered_map<std::string, std::string> build_ids_;  // by path
+  size_t events_opened_ = 0;
+  bool rescan_ = true;
+  std::vector<std::string> warnings_;
+};
+
+Status Session::addRing(Fd fd, size_t pages, int cpu, pid_t tid) {
+  auto ring = perf::RingBuffer::map(fd.get(), pages);
+  if (!ring) return ring.takeError();
+  auto r = std::make_unique<Ring>();
+  r->fd = std::move(fd);
+  r->buffer = std::move(*ring);
+  r->stats.cpu = cpu;
+  r->stats.tid = tid;
+  rings_.push_back(std::move(r));
+  return {};
+}
+
+Status Session::openLaunch(pid_t child) {
+  attr_ = perf::makeAttr(spec_, opt_.inherit, /*enable_on_exec=*/true,
+                         static_cast<uint32_t>(ringBytes(opt_.mmap_pages) / 4));
+  for (int cpu : cpus_) {
+    auto fd = perf::openEvent(attr_, child, cpu);
     if (!fd) return fd.takeError();
-    auto ring = perf::RingBuffer::map(fd->get(), opt.mmap_pages);
-    if (!ring) return ring.takeError();
-    rings.push_back(Ring{std::move(*fd), std::move(*ring)});
+    ++events_opened_;
+    if (auto st = addRing(std::move(*fd), opt_.mmap_pages, cpu, -1); !st) return st;
+  }
+  return {};
+}
+
+Status Session::openSystem() {
+  attr_ = perf::makeAttr(spec_, /*inherit=*/false, /*enable_on_exec=*/false,
+                         static_cast<uint32_t>(ringBytes(opt_.mmap_pages) / 4));
+  for (int cpu : cpus_) {
+    auto fd = perf::openEvent(attr_, -1, cpu);
+    if (!fd) return fd.takeError();
+    ++events_opened_;
+    if (auto st = addRing(std::move(*fd), opt_.mmap_pages, cpu, -1); !st) return st;
+  }
+  return {};
+}
+
+Result<AttachMode> Session::chooseAttachMode(size_t threads) {
+  const rlim_t limit = raiseFdLimit();
+  const int open_now = countOpenFds();
+  const long budget = static_cast<long>(limit) - (open_now > 0 ? open_now : 0) - kReservedFds;
+  const size_t inherit_fds = threads * cpus_.size();
+  if (opt_.attach_mode != AttachMode::kAuto) return opt_.attach_mode;
+  if (inherit_fds <= kInheritMaxFds && static_cast<long>(inherit_fds) <= budget) {
+    return AttachMode::kInherit;
+  }
+  // Per-thread rings also need room for threads started later.
+  if (static_cast<long>(threads + threads / 4) <= budget) return AttachMode::kPerThread;
+  if (static_cast<long>(cpus_.size()) <= budget) return AttachMode::kCpuFiltered;
+  return makeError("attaching needs at least " + std::to_string(cpus_.size()) +
+                       " file descriptors, but the limit is " + std::to_string(limit),
+                   "raise it: ulimit -n 65536 (the hard limit may need root)");
+}
+
+Status Session::coverThread(pid_t tid) {
+  const bool inherit = mode_ == AttachMode::kInherit;
+  if (!inherit) {
+    auto fd = perf::openEvent(attr_, tid, -1);
+    if (!fd) return fd.takeError();
+    ++events_opened_;
+    if (auto st = perf::enableEvent(fd->get()); !st) return st;
+    return addRing(std::move(*fd), std::min(opt_.mmap_pages, kPerThreadRingPages), -1, tid);
+  }
+  for (int cpu : cpus_) {
+    auto fd = perf::openEvent(attr_, tid, cpu);
+    if (!fd) return fd.takeError();
+    ++events_opened_;
+    auto it = ring_of_cpu_.find(cpu);
+    if (it == ring_of_cpu_.end()) {
+      int raw = fd->get();
+      if (auto st = addRing(std::move(*fd), opt_.mmap_pages, cpu, -1); !st) return st;
+      ring_of_cpu_[cpu] = raw;
+      if (auto st = perf::enableEvent(raw); !st) return st;
+      continue;
+    }
+    if (::ioctl(fd->get(), PERF_EVENT_IOC_SET_OUTPUT, it->second) != 0) {
+      return systemError("cannot redirect a perf event into its CPU's ring");
+    }
+    if (auto st = perf::enableEvent(fd->get()); !st) return st;
+    redirected_.push_back(std::move(*fd));
+  }
+  return {};
+}
+
+Status Session::coverThreads() {
+  // Threads started while events were being opened: list again until no
+  // new thread appears (inherit covers later ones; per-thread mode rescans).
+  for (int pass = 0; pass < 5; ++pass) {
+    bool added = false;
+    for (pid_t pid : opt_.pids) {
+      for (pid_t tid : listThreads(pid)) {
+        if (covered_.count(tid) != 0) continue;
+        covered_.insert(tid);
+        added = true;
+        if (auto st = coverThread(tid); !st) {
+          // The thread (or the whole process) exited meanwhile: quietly skip.
+          if (st.error().kind == ErrorKind::kNotFound) continue;
+          return st;
+        }
+        if (converter_) converter_->nameThread(pid, tid, readComm(pid, tid));
+      }
+    }
+    if (!added || mode_ != AttachMode::kInherit) break;
+  }
+  return {};
+}
+
+Status Session::openAttach() {
+  size_t threads = 0;
+  for (pid_t pid : opt_.pids) {
+    if (!processExists(pid)) {
+      return makeError("no process with pid " + std::to_string(pid),
+                       "check the pid; the process may have exited", ErrorKind::kNotFound);
+    }
+    threads += listThreads(pid).size();
+  }
+  auto mode = chooseAttachMode(threads);
+  if (!mode) return mode.takeError();
+  mode_ = *mode;
+  const uint32_t wakeup = static_cast<uint32_t>(ringBytes(opt_.mmap_pages) / 4);
+  if (mode_ == AttachMode::kCpuFiltered) {
+    for (pid_t pid : opt_.pids) filter_pids_.insert(pid);
+    if (auto st = openSystem(); !st) {
+      if (st.error().kind != ErrorKind::kPermission) return st;
+      Error e = st.takeError();
+      e.message = "too many threads to attach with one event each (file descriptor limit), and " +
+                  e.message;
+      return e;
+    }
+    for (auto& r : rings_) {
+      if (auto st = perf::enableEvent(r->fd.get()); !st) return st;
+    }
+    return {};
+  }
+  attr_ = perf::makeAttr(
+      spec_, mode_ == AttachMode::kInherit, /*enable_on_exec=*/false,
+      mode_ == AttachMode::kInherit
+          ? wakeup
+          : static_cast<uint32_t>(ringBytes(std::min(opt_.mmap_pages, kPerThreadRingPages)) / 4));
+  // Check every target first, so an unknown or forbidden pid is reported as such.
+  return coverThreads();
+}
+
+void Session::synthesize(pid_t pid) {
+  auto maps = readMaps(pid);
+  if (!maps) return;
+  for (const ProcMapping& m : *maps) {
+    if (!m.exec || m.path.empty()) continue;
+    std::string build_id;
+    if (m.path.front() == '/') {
+      auto [it, inserted] = build_ids_.try_emplace(m.path);
+      if (inserted) it->second = readBuildId(m.path);
+      build_id = it->second;
+    }
+    converter_->addMapping(pid, m.start, m.end, m.pgoff, m.path, build_id);
+  }
+  for (pid_t tid : listThreads(pid)) converter_->nameThread(pid, tid, readComm(pid, tid));
+}
+
+void Session::drainAll() {
+  for (auto& r : rings_) {
+    r->buffer.drain([&](const perf_event_header* hdr, const uint8_t* bytes, size_t size) {
+      if (hdr->type == PERF_RECORD_SAMPLE) {
+        ++r->stats.samples;
+      } else if (hdr->type == PERF_RECORD_LOST && size >= sizeof *hdr + 16) {
+        uint64_t lost;
+        std::memcpy(&lost, bytes + sizeof *hdr + 8, sizeof lost);
+        r->stats.lost += lost;
+      }
+      queue_->push(hdr, bytes, size);
+    });
+  }
+}
+
+void Session::closeHungPerThreadRings() {
+  // A per-thread event whose thread exited: its ring was just drained; close it.
+  auto gone = [&](const std::unique_ptr<Ring>& r) {
+    if (!r->hup || r->stats.tid < 0) return false;
+    closed_stats_.push_back(r->stats);
+    return true;
+  };
+  rings_.erase(std::remove_if(rings_.begin(), rings_.end(), gone), rings_.end());
+}
+
+bool Session::targetsAlive() const {
+  return std::any_of(opt_.pids.begin(), opt_.pids.end(), [](pid_t p) { return processAlive(p); });
+}
+
+Result<RecordOutcome> Session::run() {
+  if (auto tc = perf::eventTypeConfig(opt_.event); !tc) return tc.takeError();
+  const bool launch = !opt_.command.empty();
+  std::optional<HeldChild> child;
+  if (launch) {
+    auto held = HeldChild::spawn(opt_.command);
+    if (!held) return held.takeError();
+    child.emplace(std::move(*held));
+    if (auto st = openLaunch(child->pid()); !st) return st.takeError();
+  } else if (opt_.system_wide) {
+    raiseFdLimit();
+    if (auto st = openSystem(); !st) return st.takeError();
+  } else {
+    if (opt_.pids.empty()) {
+      return makeError("nothing to record", "give a command, -p PID, -P NAME or -a",
+                       ErrorKind::kUsage);
+    }
+    if (auto st = openAttach(); !st) return st.takeError();
   }
 
-  int wake[2];
-  if (::pipe2(wake, O_CLOEXEC | O_NONBLOCK) != 0) return systemError("cannot create a pipe");
-  Fd wake_read(wake[0]);
-  Fd wake_write(wake[1]);
+  int wake_fds[2];
+  if (::pipe2(wake_fds, O_CLOEXEC | O_NONBLOCK) != 0) return systemError("cannot create a pipe");
+  Fd wake_read(wake_fds[0]);
+  Fd wake_write(wake_fds[1]);
 
-  model::Meta& meta = profile.meta();
-  meta.command = opt.command;
-  meta.pid = child->pid();
-  meta.frequency = opt.frequency;
-  meta.event = spec.name;
-  meta.call_graph = opt.callchain ? "fp" : "none";
-  if (opt.stack_copy_bytes != 0) {
-    meta.call_graph = opt.unwind_auto ? "auto" : "dwarf";
-    meta.stack_copy_bytes = opt.stack_copy_bytes;
+  model::Meta& meta = profile_.meta();
+  meta.frequency = opt_.period != 0 ? 0 : opt_.frequency;
+  meta.sample_period = opt_.period;
+  meta.event = opt_.event;
+  meta.call_graph = opt_.callchain ? "fp" : "none";
+  if (opt_.stack_copy_bytes != 0) {
+    meta.call_graph = opt_.unwind_auto ? "auto" : "dwarf";
+    meta.stack_copy_bytes = opt_.stack_copy_bytes;
   }
   meta.hostname = hostName();
   meta.kernel = kernelRelease();
   meta.strobe_version = STROBE_VERSION;
   meta.start_realtime_ns = realtimeNs();
   meta.start_monotonic_ns = monotonicNs();
-
-  Converter converter(profile, meta.start_monotonic_ns);
-  if (opt.stack_copy_bytes != 0) {
-    converter.enableUnwinding(opt.unwind_auto ? unwind::UnwindMode::kAuto
-                                              : unwind::UnwindMode::kDwarf);
-  }
-  EventQueue queue(attr.sample_type, attr.sample_regs_user);
-  auto drainAll = [&] {
-    for (Ring& r : rings) {
-      r.buffer.drain([&](const perf_event_header* hdr, const uint8_t* bytes, size_t size) {
-        queue.push(hdr, bytes, size);
-      });
+  if (launch) {
+    meta.command = opt_.command;
+    meta.pid = child->pid();
+    meta.target = "command";
+  } else if (opt_.system_wide) {
+    meta.target = "system";
+  } else {
+    meta.command = readCmdline(opt_.pids.front());
+    if (meta.command.empty()) meta.command = {readComm(opt_.pids.front(), opt_.pids.front())};
+    meta.pid = opt_.pids.front();
+    meta.target = "pid";
+    for (size_t i = 0; i < opt_.pids.size(); ++i) {
+      meta.target += (i == 0 ? " " : ",") + std::to_string(opt_.pids[i]);
     }
-  };
-  auto apply = [&](const perf::Record& rec) { converter.apply(rec); };
+  }
 
-  const pid_t pid = child->pid();
+  converter_ = std::make_unique<Converter>(profile_, meta.start_monotonic_ns);
+  converter_->setKernelFrames(opt_.kernel);
+  if (opt_.stack_copy_bytes != 0) {
+    converter_->enableUnwinding(opt_.unwind_auto ? unwind::UnwindMode::kAuto
+                                                 : unwind::UnwindMode::kDwarf);
+  }
+  if (!filter_pids_.empty()) converter_->setPidFilter(filter_pids_);
+  queue_ = std::make_unique<EventQueue>(attr_.sample_type, attr_.sample_regs_user);
+
+  // Events exist (and, attaching, are enabled): what was mapped before them
+  // is read from /proc now; later changes arrive as records.
+  if (opt_.system_wide) {
+    for (auto& r : rings_) (void)perf::enableEvent(r->fd.get());
+    for (pid_t pid : listProcesses()) synthesize(pid);
+  } else if (!launch) {
+    for (pid_t pid : opt_.pids) synthesize(pid);
+  }
+
+  auto apply = [&](const perf::Record& rec) { converter_->apply(rec); };
+  const pid_t pid = launch ? child->pid() : -1;
   SignalScope signals(pid, wake_write.get());
-  if (auto st = child->release(); !st) return st.takeError();
-  child->abandon();
+  if (launch) {
+    if (auto st = child->release(); !st) return st.takeError();
+    child->abandon();
+  }
 
-  std::vector<pollfd> fds;
-  fds.push_back(pollfd{wake_read.get(), POLLIN, 0});
-  for (Ring& r : rings) fds.push_back(pollfd{r.fd.get(), POLLIN, 0});
-
+  const uint64_t deadline =
+      opt_.duration_ns != 0 ? meta.start_monotonic_ns + opt_.duration_ns : UINT64_MAX;
+  bool terminated = false;  // launch: the command got SIGTERM at the deadline
+  uint64_t last_scan = monotonicNs();
   RecordOutcome outcome;
   struct rusage ru = {};
   int status = 0;
+  std::vector<pollfd> fds;
   for (;;) {
     uint64_t pass_start = monotonicNs();
     drainAll();
-    queue.flushBefore(pass_start - kReorderSlackNs, apply);
+    queue_->flushBefore(pass_start - kReorderSlackNs, apply);
+    closeHungPerThreadRings();
 
-    pid_t w = ::wait4(pid, &status, WNOHANG, &ru);
-    if (w == pid) break;
-    if (w < 0 && errno != EINTR) break;  // cannot happen for our own child
+    if (launch) {
+      pid_t w = ::wait4(pid, &status, WNOHANG, &ru);
+      if (w == pid) break;
+      if (w < 0 && errno != EINTR) break;  // cannot happen for our own child
+      if (pass_start >= deadline && !terminated) {
+        ::kill(pid, SIGTERM);
+        terminated = true;
+      }
+    } else {
+      if (g_stop.load() || pass_start >= deadline) break;
+      if (pass_start - last_scan >= 100'000'000ULL) {
+        last_scan = pass_start;
+        if (!opt_.system_wide && !targetsAlive()) break;
+        if (mode_ == AttachMode::kPerThread && rescan_) {
+          // Recording has begun: a thread that cannot be covered is worth a
+          // warning, not the loss of the recording; rescans stop there.
+          if (auto st = coverThreads(); !st) {
+            rescan_ = false;
+            const Error& e = st.error();
+            warnings_.push_back("new threads are no longer followed: " + e.describe() +
+                                (e.hint.empty() ? "" : " (" + e.hint + ")"));
+          }
+        }
+      }
+    }
 
-    if (::poll(fds.data(), fds.size(), kPollTimeoutMs) > 0) {
+    int timeout = kPollTimeoutMs;
+    if (deadline != UINT64_MAX && !terminated) {
+      uint64_t now = monotonicNs();
+      uint64_t left_ms = deadline > now ? (deadline - now + 999'999) / 1'000'000 : 0;
+      timeout = static_cast<int>(std::min<uint64_t>(left_ms, kPollTimeoutMs));
+    }
+    fds.clear();
+    fds.push_back(pollfd{wake_read.get(), POLLIN, 0});
+    for (auto& r : rings_) fds.push_back(pollfd{r->hup ? -1 : r->fd.get(), POLLIN, 0});
+    if (::poll(fds.data(), fds.size(), timeout) > 0) {
       char buf[64];
       while (::read(wake_read.get(), buf, sizeof buf) > 0) {
       }
       // An event whose task is gone reports POLLHUP forever: stop polling it
-      // (its ring is still drained every pass).
+      // (a per-CPU ring is still drained every pass; a per-thread one is
+      // drained once more and closed).
       for (size_t i = 1; i < fds.size(); ++i) {
-        if ((fds[i].revents & (POLLHUP | POLLERR)) != 0) fds[i].fd = -1;
+        if ((fds[i].revents & (POLLHUP | POLLERR)) != 0) rings_[i - 1]->hup = true;
       }
     }
   }
-  meta.duration_ns = monotonicNs() - meta.start_monotonic_ns;
+  const uint64_t end = monotonicNs();
+  meta.duration_ns = end - meta.start_monotonic_ns;
+  for (auto& r : rings_) (void)perf::disableEvent(r->fd.get());
+  for (Fd& fd : redirected_) (void)perf::disableEvent(fd.get());
   drainAll();
-  queue.flushAll(apply);
+  queue_->flushAll(apply);
 
-  outcome.exit_status = shellStatus(status);
-  outcome.stats = converter.stats();
-  outcome.malformed_records = queue.malformed();
+  outcome.exit_status = launch ? shellStatus(status) : 0;
+  outcome.stats = converter_->stats();
+  outcome.malformed_records = queue_->malformed();
+  outcome.rings = closed_stats_;
+  for (auto& r : rings_) outcome.rings.push_back(r->stats);
+  outcome.attach_mode = mode_;
+  outcome.events_opened = events_opened_;
+  outcome.warnings = warnings_;
   meta.lost_samples = outcome.stats.lost;
   meta.throttle_events = outcome.stats.throttled;
-  meta.target_cpu_ns = cpuNs(ru);
+  meta.target_cpu_ns = launch ? cpuNs(ru) : 0;
   meta.exit_status = outcome.exit_status;
   return outcome;
+}
+
+}  // namespace
+
+const char* attachModeName(AttachMode m) {
+  switch (m) {
+    case AttachMode::kInherit:
+      return "inherit";
+    case AttachMode::kPerThread:
+      return "per-thread";
+    case AttachMode::kCpuFiltered:
+      return "cpu-filtered";
+    case AttachMode::kAuto:
+      break;
+  }
+  return "auto";
+}
+
+Result<RecordOutcome> record(const RecordOptions& opt, model::Profile& profile) {
+  Session session(opt, profile);
+  return session.run();
 }
 
 }  // namespace strobe::record

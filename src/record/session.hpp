@@ -1,14 +1,39 @@
-// Recording sessions. recordCommand() launches a command, samples every
-// thread it has or creates (one event per CPU with `inherit`, enabled on
-// exec), drains the rings into the model until the command exits, and fills
-// the Profile's samples, stacks, threads and meta. Symbolization and storage
-// are the caller's.
+// Recording sessions: launch a command (`record -- CMD`), attach to running
+// processes (`-p`/`-P`), or sample the whole system (`-a`). record() opens
+// the events, drains their rings into the model until the session ends, and
+// fills the Profile's samples, stacks, threads and meta. Symbolization and
+// storage are the caller's.
 //
-// Signals: while recording, SIGINT/SIGTERM/SIGHUP/SIGQUIT sent to strobe with
-// kill(2) are forwarded to the command; the terminal already delivers
-// Ctrl-C to both. The previous handlers are restored on return.
+// How threads are covered:
+//   launch  one event per CPU on the command before it execs, with `inherit`
+//           (so every thread and child process is followed; --no-inherit:
+//           only the command's first thread), enabled on exec.
+//   attach  the kernel refuses to mmap an inherited event opened with
+//           cpu = -1, so either (a) threads x CPUs events with `inherit`,
+//           redirected (PERF_EVENT_IOC_SET_OUTPUT) into one ring per CPU:
+//           threads created later inherit the event from their creator, even
+//           short-lived ones, with no work for strobe; or (b) one event per
+//           thread without inherit, its own small ring, and a rescan of
+//           /proc/PID/task every 100 ms (threads living less than that may be
+//           missed). (a) is chosen while threads x CPUs <= kInheritMaxFds and
+//           the descriptor limit allows it (samply switches at ~1,000 too);
+//           (b) for larger targets. When even one descriptor per thread does
+//           not fit, per-CPU events on every task, filtered to the targets'
+//           pids, are used where perf_event_paranoid permits (c).
+//   system  one event per CPU on every task (pid = -1).
+// Existing mappings and thread names of attached (or, for -a, all)
+// processes are synthesized from /proc before the first sample is applied.
+//
+// Ending: the command exits (launch); every target exited (attach); the
+// duration elapsed (launch: the command then gets SIGTERM and strobe waits
+// for it); SIGINT/SIGTERM/SIGHUP/SIGQUIT to strobe (launch: forwarded to the
+// command, whose exit ends the session; otherwise they stop recording). The
+// previous signal handlers are restored on return. The soft RLIMIT_NOFILE is
+// raised to the hard limit (and left there).
 // Thread safety: one session at a time per process (signal handlers).
 #pragma once
+
+#include <sys/types.h>
 
 #include <cstdint>
 #include <string>
@@ -20,27 +45,62 @@
 
 namespace strobe::record {
 
+// Above this many descriptors an attach uses one event per thread.
+inline constexpr size_t kInheritMaxFds = 1024;
+
+enum class AttachMode { kAuto, kInherit, kPerThread, kCpuFiltered };
+
 struct RecordOptions {
-  std::vector<std::string> command;  // argv; command[0] is looked up in PATH
-  uint32_t frequency = 99;           // Hz of CPU time, per thread
+  std::vector<std::string> command;  // launch: argv; command[0] is looked up in PATH
+  std::vector<pid_t> pids;           // attach: the target processes
+  bool system_wide = false;          // -a
+  uint32_t frequency = 99;           // Hz of CPU time, per thread (when period == 0)
   bool callchain = true;             // -g fp (true) or -g none
+  size_t mmap_pages = 128;           // data pages per CPU ring, a power of two
   // -g dwarf / auto: also sample the user registers and this many bytes of
   // user stack (a multiple of 8, at most 65528) and unwind them with CFI as
   // the rings drain; 0 = off. The kernel's fp chain (callchain) is spliced in
   // where the CFI walk ends early.
   uint32_t stack_copy_bytes = 0;
-  bool unwind_auto = false;  // -g auto: fp steps in modules that keep frame pointers
-  size_t mmap_pages = 128;   // data pages per CPU ring, a power of two
+  bool unwind_auto = false;         // -g auto: fp steps in modules that keep frame pointers
+  std::string event = "cpu-clock";  // -e
+  uint64_t period = 0;              // -c: one sample every N events
+  bool kernel = false;              // -k: kernel samples and callchains too
+  bool inherit = true;              // launch: follow threads and children
+  uint64_t duration_ns = 0;         // -d; 0 = until the targets end or a signal
+  AttachMode attach_mode = AttachMode::kAuto;  // tests force one with STROBE_ATTACH_MODE
+};
+
+struct RingStats {
+  int cpu = -1;    // -1 for a per-thread ring
+  pid_t tid = -1;  // -1 for a per-CPU ring
+  uint64_t samples = 0;
+  uint64_t lost = 0;
 };
 
 struct RecordOutcome {
-  int exit_status = 0;  // as a shell reports it: 128+N for signal N
+  int exit_status = 0;  // launch: as a shell reports it (128+N for signal N); else 0
   ConverterStats stats;
   uint64_t malformed_records = 0;
+  std::vector<RingStats> rings;                // every ring the session had
+  AttachMode attach_mode = AttachMode::kAuto;  // what an attach used
+  size_t events_opened = 0;
+  // Problems met while recording that did not stop it (one line each), e.g.
+  // threads a rescan could not cover.
+  std::vector<std::string> warnings;
 };
 
-// Errors: kNotFound when the command does not exist (exit 127), kPermission
-// when perf_event_open is refused, kUsage for bad options.
-Result<RecordOutcome> recordCommand(const RecordOptions& opt, model::Profile& profile);
+// "inherit", "per-thread", "cpu-filtered", "auto".
+const char* attachModeName(AttachMode m);
+
+// Errors: kNotFound when the command or a pid does not exist, kPermission
+// when perf_event_open is refused, kUnsupported for an event the machine
+// lacks, kUsage for bad options.
+Result<RecordOutcome> record(const RecordOptions& opt, model::Profile& profile);
+
+// The launch case of record() (opt.command must be set).
+inline Result<RecordOutcome> recordCommand(const RecordOptions& opt, model::Profile& profile) {
+  return record(opt, profile);
+}
 
 }  // namespace strobe::record

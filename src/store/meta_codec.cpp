@@ -36,6 +36,8 @@ constexpr Field kFields[] = {
     {"throttle_events", &Meta::throttle_events},
     {"target_cpu_ns", &Meta::target_cpu_ns},
     {"exit_status", &Meta::exit_status},
+    {"sample_period", &Meta::sample_period},
+    {"target", &Meta::target},
 };
 
 template <typename T>

@@ -3,6 +3,7 @@
 #include <elfutils/version.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 
 #include "symbolize/debug_file.hpp"
@@ -130,6 +131,36 @@ std::vector<PerfMap> Symbolizer::loadPerfMaps(const model::Profile& profile) con
   return maps;
 }
 
+void Symbolizer::symbolizeKernel(model::Profile& profile, model::Location& loc) {
+  if (!kallsyms_tried_) {
+    kallsyms_tried_ = true;
+    if (auto k = Kallsyms::load(kallsyms_path_); k.ok()) {
+      kallsyms_ = std::make_unique<Kallsyms>(std::move(*k));
+    } else {
+      warnings_.push_back("cannot name kernel frames: " + k.error().describe());
+    }
+    if (kallsyms_ && (kallsyms_->hidden() || kallsyms_->size() == 0)) {
+      int kptr = -1;
+      if (std::FILE* f = std::fopen("/proc/sys/kernel/kptr_restrict", "re")) {
+        if (std::fscanf(f, "%d", &kptr) != 1) kptr = -1;
+        std::fclose(f);
+      }
+      warnings_.push_back(kptrRestrictHint(kptr));
+    }
+  }
+  if (!kallsyms_) return;
+  if (kallsyms_->hidden() || kallsyms_->size() == 0) {
+    model::FunctionId fid =
+        profile.internFunction(kHiddenKernelName, kHiddenKernelName, std::string_view(), 0);
+    loc.lines.push_back(model::Line{fid, 0});
+    return;
+  }
+  std::optional<std::string_view> name = kallsyms_->lookup(loc.address);
+  if (!name) return;
+  model::FunctionId fid = profile.internFunction(*name, *name, std::string_view(), 0);
+  loc.lines.push_back(model::Line{fid, 0});
+}
+
 Status Symbolizer::symbolize(model::Profile& profile) {
   warnings_.clear();
   const std::vector<model::Module>& modules = profile.modules();
@@ -159,6 +190,10 @@ Status Symbolizer::symbolize(model::Profile& profile) {
     if (!loc.lines.empty()) continue;
     if (loc.module != model::kNone && loc.module >= modules.size()) {
       ++bad_modules;
+      continue;
+    }
+    if (loc.module != model::kNone && profile.str(modules[loc.module].path) == kKernelModule) {
+      symbolizeKernel(profile, loc);
       continue;
     }
     if (loc.module == model::kNone || !isFilePath(profile.str(modules[loc.module].path))) {

@@ -17,6 +17,7 @@
 // "//anon", memfd, ...) are otherwise skipped quietly; a file
 // that cannot be opened or parsed, or whose build-id differs from the one
 // recorded, is skipped with one warning and remembered, so it is not retried.
+// Kernel frames (module "[kernel.kallsyms]") are named from /proc/kallsyms.
 //
 // Owns: the cache of opened modules (an fd, a read-only mapping, symbols and
 // DWARF state each) for its lifetime; it reads files, nothing else.
@@ -33,6 +34,7 @@
 
 #include "base/result.hpp"
 #include "model/profile.hpp"
+#include "symbolize/kallsyms.hpp"
 #include "symbolize/perf_map.hpp"
 
 namespace strobe::symbolize {
@@ -65,10 +67,20 @@ class Symbolizer {
   // locations to symbolize and its file could be opened); "" when unknown.
   [[nodiscard]] std::string_view buildIdOf(model::ModuleId id) const;
 
+  // Where kernel symbols are read from (default /proc/kallsyms; tests).
+  void setKallsymsPath(std::string path) { kallsyms_path_ = std::move(path); }
+
  private:
   struct ModuleSymbols;
   std::vector<PerfMap> loadPerfMaps(const model::Profile& profile) const;
   ModuleSymbols* moduleFor(const model::Profile& profile, model::ModuleId id);
+  // Kernel frames (module "[kernel.kallsyms]", offset == address): named
+  // from /proc/kallsyms, or "[kernel]" with one warning when it hides addresses.
+  void symbolizeKernel(model::Profile& profile, model::Location& loc);
+
+  std::unique_ptr<Kallsyms> kallsyms_;  // loaded on the first kernel frame
+  bool kallsyms_tried_ = false;
+  std::string kallsyms_path_ = "/proc/kallsyms";
 
   // Keyed by path + '\0' + recorded build-id; nullptr: skipped (remembered).
   std::unordered_map<std::string, std::unique_ptr<ModuleSymbols>> cache_;

@@ -70,6 +70,56 @@ TEST(Converter, KernelFramesAndMarkersAreSkippedInUserMode) {
   EXPECT_EQ(f[1].address, 0x402000u);
 }
 
+TEST(Converter, KernelFramesAreKeptWithTheKernelModule) {
+  model::Profile p;
+  Converter c(p, 0);
+  c.setKernelFrames(true);
+  c.onMmap(mmap(7, 0x400000, 0x10000, 0, "/bin/app"));
+  std::vector<uint64_t> chain = {perf::kContextKernel,
+                                 0xffffffff81000010ULL,
+                                 0xffffffff81000abcULL,
+                                 perf::kContextUser,
+                                 0x401000,
+                                 0x402001};
+  c.onSample(sample(7, 7, chain));
+  auto f = frames(p, p.samples()[0]);
+  ASSERT_EQ(f.size(), 4u);
+  EXPECT_EQ(p.str(p.modules()[f[0].module].path), "[kernel.kallsyms]");
+  EXPECT_EQ(f[0].address, 0xffffffff81000010ULL);  // the leaf: exact
+  EXPECT_EQ(f[0].offset, f[0].address);
+  EXPECT_EQ(f[1].address, 0xffffffff81000abbULL);  // a return address - 1
+  EXPECT_EQ(f[1].offset, f[1].address);
+  EXPECT_EQ(f[1].module, f[0].module);
+  EXPECT_EQ(p.str(p.modules()[f[2].module].path), "/bin/app");
+  EXPECT_EQ(f[2].address, 0x400fffu);
+  EXPECT_EQ(f[3].address, 0x402000u);
+}
+
+TEST(Converter, KernelOnlySampleAndGuestMarkers) {
+  model::Profile p;
+  Converter c(p, 0);
+  c.setKernelFrames(true);
+  // A kernel thread: no user part. Guest markers switch frames off.
+  std::vector<uint64_t> chain = {perf::kContextKernel, 0xffffffff81000010ULL, perf::kContextGuest,
+                                 0xffffffff81000020ULL};
+  c.onSample(sample(0, 0, chain));
+  auto f = frames(p, p.samples()[0]);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].address, 0xffffffff81000010ULL);
+}
+
+TEST(Converter, PidFilterKeepsOnlyTheTargets) {
+  model::Profile p;
+  Converter c(p, 0);
+  c.setPidFilter({7});
+  std::vector<uint64_t> chain = {perf::kContextUser, 0x401000};
+  c.onSample(sample(7, 8, chain));
+  c.onSample(sample(9, 9, chain));
+  ASSERT_EQ(p.samples().size(), 1u);
+  EXPECT_EQ(p.samples()[0].tid, 8);
+  EXPECT_EQ(c.stats().filtered, 1u);
+}
+
 TEST(Converter, UnmappedAddressesAreKeptAndCounted) {
   model::Profile p;
   Converter c(p, 0);

@@ -1,0 +1,233 @@
+#include "record/proc.hpp"
+
+#include <dirent.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+#include "base/fd.hpp"
+
+namespace strobe::record {
+namespace {
+
+// The whole file, or nullopt (errno kept) when it cannot be opened or read.
+std::optional<std::string> slurp(const std::string& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return std::nullopt;
+  std::string out;
+  char buf[8192];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+template <typename T>
+bool parseInt(std::string_view s, T& out, int base = 10) {
+  if (s.empty()) return false;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out, base);
+  return ec == std::errc() && end == s.data() + s.size();
+}
+
+std::vector<pid_t> numericEntries(const std::string& dir) {
+  std::vector<pid_t> out;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return out;
+  while (dirent* e = ::readdir(d)) {
+    pid_t v = 0;
+    if (parseInt(std::string_view(e->d_name), v) && v > 0) out.push_back(v);
+  }
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string_view baseName(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::string hex(const uint8_t* p, size_t n) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string s;
+  for (size_t i = 0; i < n; ++i) {
+    s += kDigits[p[i] >> 4];
+    s += kDigits[p[i] & 15];
+  }
+  return s;
+}
+
+bool preadAll(int fd, void* buf, size_t n, uint64_t off) {
+  ssize_t r = ::pread(fd, buf, n, static_cast<off_t>(off));
+  return r == static_cast<ssize_t>(n);
+}
+
+}  // namespace
+
+std::vector<ProcMapping> parseMaps(std::string_view text) {
+  std::vector<ProcMapping> out;
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    // start-end perms offset dev inode [path]
+    std::string_view fields[5];
+    size_t pos = 0;
+    bool ok = true;
+    for (auto& f : fields) {
+      while (pos < line.size() && line[pos] == ' ') ++pos;
+      size_t sp = line.find(' ', pos);
+      if (sp == std::string_view::npos) sp = line.size();
+      f = line.substr(pos, sp - pos);
+      if (f.empty()) ok = false;
+      pos = sp;
+    }
+    if (!ok) continue;
+    while (pos < line.size() && line[pos] == ' ') ++pos;
+    ProcMapping m;
+    size_t dash = fields[0].find('-');
+    if (dash == std::string_view::npos || !parseInt(fields[0].substr(0, dash), m.start, 16) ||
+        !parseInt(fields[0].substr(dash + 1), m.end, 16) || !parseInt(fields[2], m.pgoff, 16) ||
+        m.end <= m.start || fields[1].size() < 3) {
+      continue;
+    }
+    m.exec = fields[1][2] == 'x';
+    m.path = std::string(line.substr(pos));
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+Result<std::vector<ProcMapping>> readMaps(pid_t pid) {
+  std::string path = "/proc/" + std::to_string(pid) + "/maps";
+  auto text = slurp(path);
+  if (!text) {
+    if (errno == EACCES || errno == EPERM) {
+      return systemError("cannot read " + path,
+                         "run strobe as that process's user, or grant CAP_SYS_PTRACE (e.g. sudo)",
+                         ErrorKind::kPermission);
+    }
+    return std::vector<ProcMapping>();
+  }
+  return parseMaps(*text);
+}
+
+std::string readBuildId(const std::string& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return {};
+  Elf64_Ehdr eh;
+  if (!preadAll(fd.get(), &eh, sizeof eh, 0) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+      eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) ||
+      eh.e_phnum > 256) {
+    return {};
+  }
+  std::vector<Elf64_Phdr> ph(eh.e_phnum);
+  if (!preadAll(fd.get(), ph.data(), ph.size() * sizeof(Elf64_Phdr), eh.e_phoff)) return {};
+  for (const Elf64_Phdr& p : ph) {
+    if (p.p_type != PT_NOTE || p.p_filesz > (1u << 16)) continue;
+    std::vector<uint8_t> notes(p.p_filesz);
+    if (!preadAll(fd.get(), notes.data(), notes.size(), p.p_offset)) continue;
+    size_t off = 0;
+    while (off + sizeof(Elf64_Nhdr) <= notes.size()) {
+      Elf64_Nhdr nh;
+      std::memcpy(&nh, &notes[off], sizeof nh);
+      size_t name_at = off + sizeof nh;
+      size_t desc_at = name_at + ((nh.n_namesz + 3) & ~3u);
+      size_t next = desc_at + ((nh.n_descsz + 3) & ~3u);
+      if (next > notes.size() || next <= off) break;
+      if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+          std::memcmp(&notes[name_at], "GNU", 4) == 0 && nh.n_descsz > 0 && nh.n_descsz <= 64) {
+        return hex(&notes[desc_at], nh.n_descsz);
+      }
+      off = next;
+    }
+  }
+  return {};
+}
+
+bool processExists(pid_t pid) {
+  return pid > 0 && ::access(("/proc/" + std::to_string(pid)).c_str(), F_OK) == 0;
+}
+
+bool processAlive(pid_t pid) {
+  if (pid <= 0) return false;
+  auto stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return false;
+  // "pid (comm) S ...": the state follows the last ')'.
+  size_t paren = stat->rfind(')');
+  if (paren == std::string::npos || paren + 2 >= stat->size()) return false;
+  char state = (*stat)[paren + 2];
+  return state != 'Z' && state != 'X' && state != 'x';
+}
+
+std::vector<pid_t> listThreads(pid_t pid) {
+  return numericEntries("/proc/" + std::to_string(pid) + "/task");
+}
+
+std::vector<pid_t> listProcesses() {
+  return numericEntries("/proc");
+}
+
+std::string readComm(pid_t pid, pid_t tid) {
+  auto text = slurp("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm");
+  if (!text) return {};
+  while (!text->empty() && text->back() == '\n') text->pop_back();
+  return *text;
+}
+
+std::vector<std::string> readCmdline(pid_t pid) {
+  std::vector<std::string> out;
+  auto text = slurp("/proc/" + std::to_string(pid) + "/cmdline");
+  if (!text) return out;
+  size_t pos = 0;
+  while (pos < text->size()) {
+    size_t nul = text->find('\0', pos);
+    if (nul == std::string::npos) nul = text->size();
+    out.emplace_back(text->substr(pos, nul - pos));
+    pos = nul + 1;
+  }
+  return out;
+}
+
+std::vector<ProcessMatch> findProcessesByName(std::string_view name, pid_t exclude) {
+  std::vector<ProcessMatch> by_comm;
+  std::vector<ProcessMatch> by_cmdline;
+  if (name.empty()) return by_comm;
+  for (pid_t pid : listProcesses()) {
+    if (pid == exclude || !processAlive(pid)) continue;
+    ProcessMatch m{pid, readComm(pid, pid), readCmdline(pid)};
+    if (m.comm == name) {
+      by_comm.push_back(std::move(m));
+      continue;
+    }
+    for (const std::string& arg : m.cmdline) {
+      if (arg == name || baseName(arg) == name) {
+        by_cmdline.push_back(std::move(m));
+        break;
+      }
+    }
+  }
+  return by_comm.empty() ? by_cmdline : by_comm;
+}
+
+int countOpenFds() {
+  DIR* d = ::opendir("/proc/self/fd");
+  if (d == nullptr) return -1;
+  int n = 0;
+  while (dirent* e = ::readdir(d)) {
+    if (e->d_name[0] != '.') ++n;
+  }
+  ::closedir(d);
+  return n - 1;  // the directory's own descriptor
+}
+
+}  // namespace strobe::record

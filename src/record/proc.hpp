@@ -1,0 +1,77 @@
+// What /proc says about running processes, for attaching to them: which
+// processes and threads exist, their names and command lines, their file
+// mappings (the kernel reports no MMAP2 records for mappings made before an
+// event existed, so they are synthesized from /proc/PID/maps, as perf does),
+// and the GNU build-id of a mapped file.
+//
+// Owns: nothing; every function opens and closes its own files.
+// Thread safety: all functions are reentrant. Not async-signal-safe.
+// Errors: processes and threads vanish at any moment; functions that list
+// or read them return empty results for a task that is gone, never fail.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.hpp"
+
+namespace strobe::record {
+
+// One line of /proc/PID/maps.
+struct ProcMapping {
+  uint64_t start = 0, end = 0, pgoff = 0;
+  bool exec = false;
+  std::string path;  // "" for anonymous memory; "[vdso]", "/usr/lib/...", ...
+};
+
+// Parses the text of /proc/PID/maps; malformed lines are skipped.
+std::vector<ProcMapping> parseMaps(std::string_view text);
+
+// /proc/PID/maps of a process (empty when gone). kPermission when it may
+// not be read (another user's process).
+Result<std::vector<ProcMapping>> readMaps(pid_t pid);
+
+// The GNU build-id of an ELF file as lowercase hex, "" when it has none or
+// cannot be read. Reads only the ELF header, program headers and notes.
+std::string readBuildId(const std::string& path);
+
+// Whether /proc/PID exists and the process has not exited (a zombie counts
+// as exited).
+bool processAlive(pid_t pid);
+
+// Whether /proc/PID exists at all.
+bool processExists(pid_t pid);
+
+// The thread ids in /proc/PID/task (sorted; empty when gone).
+std::vector<pid_t> listThreads(pid_t pid);
+
+// Every process id in /proc (sorted).
+std::vector<pid_t> listProcesses();
+
+// /proc/PID/task/TID/comm without the newline ("" when gone).
+std::string readComm(pid_t pid, pid_t tid);
+
+// /proc/PID/cmdline split at NULs (empty for kernel threads and when gone).
+std::vector<std::string> readCmdline(pid_t pid);
+
+struct ProcessMatch {
+  pid_t pid = 0;
+  std::string comm;
+  std::vector<std::string> cmdline;
+};
+
+// Processes named `name`: those whose comm equals it; when there are none,
+// those with a command-line argument equal to it or whose last path
+// component equals it (so "server.py" finds "python3 ./server.py").
+// `exclude` (strobe itself) is never matched. Sorted by pid.
+std::vector<ProcessMatch> findProcessesByName(std::string_view name, pid_t exclude);
+
+// Number of open file descriptors of the calling process (/proc/self/fd).
+int countOpenFds();
+
+}  // namespace strobe::record

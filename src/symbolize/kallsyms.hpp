@@ -1,0 +1,55 @@
+// Kallsyms: names kernel addresses from /proc/kallsyms (the kernel's symbol
+// table: "ADDRESS TYPE NAME [MODULE]" per line). Only text symbols (t/T/w/W)
+// name code. When the kernel hides addresses (kernel.kptr_restrict, or an
+// unprivileged reader) every address reads as 0: hidden() is then true and
+// lookups fail, and callers name such frames "[kernel]".
+//
+// Owns: the sorted symbol list (a few MB for a distribution kernel).
+// Thread safety: immutable after parse()/load(); lookups are const and may
+// run concurrently. Not async-signal-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.hpp"
+
+namespace strobe::symbolize {
+
+// The module of kernel frames in a Profile (offset == address).
+inline constexpr std::string_view kKernelModule = "[kernel.kallsyms]";
+// The name given to kernel frames when symbols are unavailable.
+inline constexpr std::string_view kHiddenKernelName = "[kernel]";
+
+class Kallsyms {
+ public:
+  struct Symbol {
+    uint64_t address = 0;
+    std::string name;  // "name" or "name [module]" for loadable modules
+  };
+
+  // Parses the text of /proc/kallsyms; malformed lines are skipped.
+  static Kallsyms parse(std::string_view text);
+  // Reads /proc/kallsyms (or `path`). kNotFound when it cannot be read.
+  static Result<Kallsyms> load(const std::string& path = "/proc/kallsyms");
+
+  // The text symbol containing `address` (the nearest at or below it, when
+  // the address is below the next symbol), or nullopt.
+  [[nodiscard]] std::optional<std::string_view> lookup(uint64_t address) const;
+  // True when the file listed symbols but every address was 0.
+  [[nodiscard]] bool hidden() const { return hidden_; }
+  [[nodiscard]] size_t size() const { return symbols_.size(); }
+
+ private:
+  std::vector<Symbol> symbols_;  // sorted by address
+  bool hidden_ = false;
+};
+
+// The one-line hint for hidden kernel addresses, given kptr_restrict
+// (-1 when unreadable).
+std::string kptrRestrictHint(int kptr_restrict);
+
+}  // namespace strobe::symbolize
