@@ -150,7 +150,7 @@ TEST_F(SessionTest, PerfEngineSplitsSixThreeOneOverallAndPerThread) {
   ASSERT_TRUE(stopSession().ok());
   std::vector<int32_t> tids;
   std::string engine;
-  model::Profile p = profileShares(o, 300, &tids, &engine);
+  model::Profile p = profileShares(o, 900, &tids, &engine);
   EXPECT_EQ(engine, "perf");
   expectSplit(p, tids);
 }
