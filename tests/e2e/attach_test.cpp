@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "model/aggregate.hpp"
+#include "recording_util.hpp"
 #include "run_process.hpp"
 #include "store/store.hpp"
 
@@ -83,22 +84,9 @@ class AttachTest : public ::testing::Test {
     argv.insert(argv.end(), opts.begin(), opts.end());
     return runProcess(argv);
   }
-  model::Profile load() {
-    auto p = store::readProfile(db());
-    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().describe());
-    return p.ok() ? std::move(*p) : model::Profile();
-  }
+  model::Profile load() { return loadRecording(db()); }
   std::string dir_;
 };
-
-double selfShare(const model::Profile& p, const std::string& name) {
-  uint64_t total = model::totals(p).weight;
-  if (total == 0) return 0.0;
-  for (const auto& r : model::topTable(p, model::GroupBy::kFunction)) {
-    if (r.function == name) return 100.0 * static_cast<double>(r.self) / static_cast<double>(total);
-  }
-  return 0.0;
-}
 
 // The innermost function of a sample's leaf frame ("" when unresolved).
 std::string leafFunction(const model::Profile& p, const model::Sample& s) {

@@ -7,6 +7,7 @@
 
 #include "model/aggregate.hpp"
 #include "model/completeness.hpp"
+#include "recording_util.hpp"
 #include "run_process.hpp"
 #include "store/store.hpp"
 
@@ -28,21 +29,9 @@ class DwarfTest : public ::testing::Test {
     argv.insert(argv.end(), args.begin(), args.end());
     return runProcess(argv);
   }
-  model::Profile load() {
-    auto p = store::readProfile(db());
-    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().describe());
-    return p.ok() ? std::move(*p) : model::Profile();
-  }
+  model::Profile load() { return loadRecording(db()); }
   std::string dir_;
 };
-
-double selfShare(const model::Profile& p, const std::string& name) {
-  uint64_t total = model::totals(p).weight;
-  for (const auto& r : model::topTable(p, model::GroupBy::kFunction)) {
-    if (r.function == name) return 100.0 * static_cast<double>(r.self) / static_cast<double>(total);
-  }
-  return 0.0;
-}
 
 std::string functionOf(const model::Profile& p, model::LocationId id) {
   const model::Location& l = p.locations()[id];

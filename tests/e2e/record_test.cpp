@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "model/aggregate.hpp"
+#include "recording_util.hpp"
 #include "run_process.hpp"
 #include "store/store.hpp"
 
@@ -35,23 +36,10 @@ class RecordTest : public ::testing::Test {
     return runProcess(argv);
   }
 
-  model::Profile load() {
-    auto p = store::readProfile(db());
-    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().describe());
-    return p.ok() ? std::move(*p) : model::Profile();
-  }
+  model::Profile load() { return loadRecording(db()); }
 
   std::string dir_;
 };
-
-// Self share (percent of all sampled weight) of the function named `name`.
-double selfShare(const model::Profile& p, const std::string& name) {
-  uint64_t total = model::totals(p).weight;
-  for (const auto& r : model::topTable(p, model::GroupBy::kFunction)) {
-    if (r.function == name) return 100.0 * static_cast<double>(r.self) / static_cast<double>(total);
-  }
-  return 0.0;
-}
 
 // Percent of weight in the two busiest threads.
 double workerThreadShare(const model::Profile& p) {
