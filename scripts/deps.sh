@@ -11,6 +11,7 @@ build_pkgs=(
   libelf-dev libdw-dev libsqlite3-dev libfmt-dev libcli11-dev zlib1g-dev libiberty-dev
   libprotozero-dev rapidjson-dev libcpp-httplib-dev
   googletest libgtest-dev libgmock-dev binutils
+  libc6-dbg  # names libc's internal functions (start_thread, clone3, ...) in profiles
 )
 # What only the test run needs: real consumers of the outputs (Google's
 # pprof built from Debian's sources, Chromium, xmllint).
