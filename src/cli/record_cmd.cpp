@@ -85,14 +85,6 @@ int resolveName(const std::string& name, std::vector<pid_t>& pids) {
   return 0;
 }
 
-std::string targetText(const model::Meta& m) {
-  if (m.target == "system") return "the whole system";
-  if (m.target.rfind("pid", 0) == 0) {
-    return fmt::format("{} ({})", m.target, output::formatCommand(m.command));
-  }
-  return output::formatCommand(m.command);
-}
-
 bool fileExists(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0;
@@ -120,12 +112,12 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
     fmt::print(err,
                "strobe: recorded {} ({}), {} threads, {} samples, {:.0f} samples per CPU-second, "
                "{} lost\n",
-               targetText(m), output::formatDuration(m.duration_ns), t.threads, t.samples, rate,
-               out.stats.lost);
+               output::formatTarget(m), output::formatDuration(m.duration_ns), t.threads, t.samples,
+               rate, out.stats.lost);
   } else {
     fmt::print(err, "strobe: recorded {} ({}), {} threads, {} samples of {} ({} {}), {} lost\n",
-               targetText(m), output::formatDuration(m.duration_ns), t.threads, t.samples, m.event,
-               t.weight, model::eventUnit(m.event), out.stats.lost);
+               output::formatTarget(m), output::formatDuration(m.duration_ns), t.threads, t.samples,
+               m.event, t.weight, model::eventUnit(m.event), out.stats.lost);
   }
   // Lost samples are counted per ring: one slow ring is worth a warning even
   // when the others were drained in time.

@@ -62,6 +62,13 @@ std::string formatCommand(const std::vector<std::string>& argv) {
   return out;
 }
 
+std::string formatTarget(const model::Meta& m) {
+  if (m.target == "system") return "the whole system";
+  if (m.target.rfind("pid", 0) == 0)
+    return fmt::format("{} ({})", m.target, formatCommand(m.command));
+  return formatCommand(m.command);
+}
+
 void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* out) {
   const model::Totals t = model::totals(p);
   std::vector<model::TopRow> rows = model::topTable(p, opt.by, opt.no_inline);
@@ -107,7 +114,7 @@ void writeTextReport(const model::Profile& p, const TextOptions& opt, const std:
     double cpu_s = static_cast<double>(t.weight) / 1e9;
     double rate = cpu_s > 0 ? static_cast<double>(t.samples) / cpu_s : 0.0;
     fmt::print(out, "recording: {}\n", source);
-    fmt::print(out, "command:   {}\n", formatCommand(m.command));
+    fmt::print(out, "command:   {}\n", formatTarget(m));
     fmt::print(out, "duration:  {}   CPU sampled: {}   threads: {}\n",
                formatDuration(m.duration_ns), formatDuration(t.weight), t.threads);
     if (model::isTimeEvent(m.event) && m.sample_period == 0) {

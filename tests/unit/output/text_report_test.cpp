@@ -76,6 +76,14 @@ TEST(TextReport, FormatHelpers) {
   EXPECT_EQ(formatDuration(789'000), "789 us");
   EXPECT_EQ(formatDuration(0), "0");
   EXPECT_EQ(formatCommand({"./app", "big file", "it's"}), "./app 'big file' 'it'\\''s'");
+  model::Meta m;
+  m.command = {"./server", "-v"};
+  EXPECT_EQ(formatTarget(m), "./server -v");
+  m.target = "pid 12,34";
+  EXPECT_EQ(formatTarget(m), "pid 12,34 (./server -v)");
+  m.target = "system";
+  m.command.clear();
+  EXPECT_EQ(formatTarget(m), "the whole system");
 }
 
 }  // namespace
