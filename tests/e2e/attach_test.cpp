@@ -220,7 +220,7 @@ TEST_F(AttachTest, CpuFilteredModeKeepsOnlyTheTarget) {
 TEST_F(AttachTest, AttachEndsWhenTheTargetExitsAndNamesItsThreads) {
   Background fixture({kFixtures + "fixture_shares", "100000", "100"});
   ASSERT_GT(fixture.pid(), 0);
-  Ran r = record({"-F", "999", "-p", std::to_string(fixture.pid())});
+  Ran r = record({"-F", "4000", "-p", std::to_string(fixture.pid())});
   ASSERT_EQ(r.status, 0) << r.err;
   model::Profile p = load();
   EXPECT_GT(selfShare(p, "work_six()") + selfShare(p, "work_three()"), 50.0);
@@ -232,7 +232,7 @@ TEST_F(AttachTest, AttachEndsWhenTheTargetExitsAndNamesItsThreads) {
 
 class ChurnTest : public AttachTest, public ::testing::WithParamInterface<std::string> {};
 
-// 2,000 threads living about a millisecond each, over 5 s.
+// 2,000 threads living under a millisecond each, over 5 s.
 TEST_P(ChurnTest, NoErrorNoLeakedDescriptorsAndShortLivedThreadsSampled) {
   const std::string how = GetParam();
   ScopedEnv debug("STROBE_DEBUG", "1");
@@ -241,12 +241,12 @@ TEST_P(ChurnTest, NoErrorNoLeakedDescriptorsAndShortLivedThreadsSampled) {
   Ran r;
   int target = 0;
   if (how == "launch") {
-    r = record({"-F", "999", "--", kFixtures + "fixture_churn", "2000", "5"});
+    r = record({"-F", "4000", "--", kFixtures + "fixture_churn", "2000", "5"});
   } else {
     Background fixture({kFixtures + "fixture_churn", "2000", "5"});
     ASSERT_GT(fixture.pid(), 0);
     target = fixture.pid();
-    r = record({"-F", "999", "-p", std::to_string(fixture.pid())});
+    r = record({"-F", "4000", "-p", std::to_string(fixture.pid())});
     EXPECT_EQ(fixture.wait().status, 0);
   }
   ASSERT_EQ(r.status, 0) << r.err;
@@ -266,9 +266,11 @@ TEST_P(ChurnTest, NoErrorNoLeakedDescriptorsAndShortLivedThreadsSampled) {
   }
   worker_tids.erase(target);
   if (how != "per-thread") {
-    // Inherited events follow every new thread from its first instruction;
-    // each lives about a millisecond, so at 999 Hz a fraction of them (fewer
-    // on a busy machine) catch a sample.
+    // Inherited events follow every new thread from its first instruction,
+    // but each thread's event counts its own period from zero and the
+    // remainder is dropped at exit: a thread that runs less than one period
+    // is never sampled. The workers run about 0.75 ms each here, so the test
+    // samples at 4000 Hz (0.25 ms periods); at 999 Hz almost none are seen.
     EXPECT_GE(worker_tids.size(), 20u) << "threads with samples in churn_worker()";
   }
 }
