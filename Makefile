@@ -18,7 +18,7 @@ build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
-	$(BUILD)/strobe record -F 999 -o $(BUILD)/demo.db -- $(BUILD)/examples/demo/demo
+	$(BUILD)/strobe record -F 999 -g auto -o $(BUILD)/demo.db -- $(BUILD)/examples/demo/demo
 	@echo
 	$(BUILD)/strobe report $(BUILD)/demo.db --top 10
 	$(BUILD)/strobe report $(BUILD)/demo.db -o $(BUILD)/demo.svg
