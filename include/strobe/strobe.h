@@ -51,11 +51,11 @@ typedef enum strobe_engine {
 } strobe_engine;
 
 typedef struct strobe_options {
-  uint32_t frequency;       /* samples per second per thread; default 99 */
-  strobe_mode mode;         /* default STROBE_MODE_CPU */
-  uint32_t max_depth;       /* frames kept per sample; default 64, at most 256 */
-  uint32_t buffer_samples;  /* per-thread buffer, in samples; default 1024 */
-  strobe_engine engine;     /* default STROBE_ENGINE_AUTO */
+  uint32_t frequency;      /* samples per second per thread; default 99 */
+  strobe_mode mode;        /* default STROBE_MODE_CPU */
+  uint32_t max_depth;      /* frames kept per sample; default 64, at most 256 */
+  uint32_t buffer_samples; /* per-thread buffer, in samples; default 1024 */
+  strobe_engine engine;    /* default STROBE_ENGINE_AUTO */
 } strobe_options;
 
 /* Fills *opt with the defaults. */
