@@ -8,7 +8,7 @@ what=${1:-test}
 
 build_pkgs=(
   build-essential cmake ninja-build pkg-config
-  libelf-dev libdw-dev libsqlite3-dev libfmt-dev libcli11-dev zlib1g-dev libiberty-dev
+  libelf-dev libdw-dev libsqlite3-dev libfmt-dev libcli11-dev zlib1g-dev libdeflate-dev libzstd-dev libiberty-dev
   libprotozero-dev rapidjson-dev libcpp-httplib-dev
   googletest libgtest-dev libgmock-dev binutils
   libc6-dbg  # names libc's internal functions (start_thread, clone3, ...) in profiles

@@ -56,7 +56,8 @@ std::unique_ptr<ElfFile> debugFileOf(const ElfFile& elf) {
   auto path = findDebugFile(elf, {"/usr/lib/debug"});
   if (!path) return nullptr;
   auto f = ElfFile::open(*path);
-  return f ? std::make_unique<ElfFile>(std::move(f).value()) : nullptr;
+  if (!f || !f->inflateDebugSections()) return nullptr;
+  return std::make_unique<ElfFile>(std::move(f).value());
 }
 
 }  // namespace
@@ -80,6 +81,7 @@ Addr2Line::Addr2Line(ElfFile elf)
 Result<std::unique_ptr<Addr2Line>> Addr2Line::open(const std::string& path) {
   auto elf = ElfFile::open(path);
   if (!elf) return elf.takeError();
+  if (auto st = elf->inflateDebugSections(); !st) return st.takeError();
   return std::unique_ptr<Addr2Line>(new Addr2Line(std::move(elf).value()));
 }
 

@@ -73,17 +73,6 @@ bool hasSection(const ElfFile& elf, std::string_view name) {
   return findSection(elf.elf(), name) != nullptr;
 }
 
-bool zstdCompressedDebugInfo(const ElfFile& elf) {
-  Elf_Scn* s = findSection(elf.elf(), ".debug_info");
-  GElf_Shdr sh;
-  if (s == nullptr || ::gelf_getshdr(s, &sh) == nullptr || (sh.sh_flags & SHF_COMPRESSED) == 0) {
-    return false;
-  }
-  GElf_Chdr ch;
-  constexpr Elf64_Word kZstd = 2;  // ELFCOMPRESS_ZSTD, newer than this <elf.h>
-  return ::gelf_getchdr(s, &ch) != nullptr && ch.ch_type == kZstd;
-}
-
 std::optional<std::string> findDebugFile(const ElfFile& elf,
                                          const std::vector<std::string>& debug_roots) {
   const std::string& id = elf.buildId();

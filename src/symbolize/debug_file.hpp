@@ -21,10 +21,6 @@ class ElfFile;
 // Whether `elf` has a section called `name` (SHT_NOBITS sections count as absent).
 bool hasSection(const ElfFile& elf, std::string_view name);
 
-// Whether `.debug_info` is compressed with zstd (ELFCOMPRESS_ZSTD), which
-// elfutils reads only from version 0.189 on.
-bool zstdCompressedDebugInfo(const ElfFile& elf);
-
 std::optional<std::string> findDebugFile(const ElfFile& elf,
                                          const std::vector<std::string>& debug_roots);
 

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <mutex>
 
+#include "symbolize/inflate_sections.hpp"
+
 namespace strobe::symbolize {
 namespace {
 
@@ -79,6 +81,7 @@ ElfFile& ElfFile::operator=(ElfFile&& o) noexcept {
   if (this != &o) {
     elf_.reset();  // end the Elf before closing its descriptor
     fd_ = std::move(o.fd_);
+    image_ = std::move(o.image_);
     elf_ = std::move(o.elf_);
     path_ = std::move(o.path_);
     build_id_ = std::move(o.build_id_);
@@ -180,6 +183,20 @@ Status ElfFile::load(uint64_t file_size) {
     if (::gelf_getshdr(scn, &sh) == nullptr || sh.sh_type != SHT_NOTE) continue;
     build_id_ = buildIdInNotes(::elf_getdata(scn, nullptr));
   }
+  return {};
+}
+
+Status ElfFile::inflateDebugSections() {
+  size_t size = 0;
+  const char* raw = ::elf_rawfile(elf_.get(), &size);
+  if (raw == nullptr || image_.valid()) return {};
+  auto img = symbolize::inflateDebugSections(reinterpret_cast<const uint8_t*>(raw), size, path_);
+  if (!img) return img.takeError();
+  if (img->size == 0) return {};
+  Elf* e = ::elf_memory(reinterpret_cast<char*>(img->bytes()), img->size);
+  if (e == nullptr) return corrupt(path_, "not readable as ELF (" + elfMessage() + ")");
+  elf_.reset(e);
+  image_ = std::move(img->memory);
   return {};
 }
 

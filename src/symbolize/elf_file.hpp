@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/fd.hpp"
+#include "base/mmap.hpp"
 #include "base/result.hpp"
 #include "base/types.hpp"
 
@@ -54,8 +55,16 @@ class ElfFile {
   // p_offset + p_filesz gives off − p_offset + p_vaddr. nullopt when no
   // segment holds the offset.
   [[nodiscard]] std::optional<Svma> fileOffsetToSvma(FileOffset off) const;
-  // Borrowed; valid while this ElfFile lives.
+  // Borrowed; valid while this ElfFile lives (and replaced by
+  // inflateDebugSections()).
   [[nodiscard]] Elf* elf() const { return elf_.get(); }
+
+  // Reads the file's compressed debug sections into memory, decompressed
+  // (see inflate_sections.hpp), and from then on elf() is a handle on that
+  // copy. Call it before building views (DwarfIndex, SymbolTable). Nothing
+  // happens for a file without compressed debug sections; an error (the
+  // handle is unchanged) when one does not decompress.
+  Status inflateDebugSections();
 
  private:
   struct ElfCloser {
@@ -65,7 +74,8 @@ class ElfFile {
   Status load(uint64_t file_size);
 
   std::string path_;
-  Fd fd_;  // declared before elf_, so it is closed after elf_end
+  Fd fd_;       // declared before elf_, so it is closed after elf_end
+  Mmap image_;  // the inflated copy elf_ reads, if any (outlives elf_)
   std::unique_ptr<Elf, ElfCloser> elf_;
   std::string build_id_;
   uint16_t type_ = 0;

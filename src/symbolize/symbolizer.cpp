@@ -1,7 +1,5 @@
 #include "symbolize/symbolizer.hpp"
 
-#include <elfutils/version.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -16,9 +14,6 @@
 
 namespace strobe::symbolize {
 namespace {
-
-// elfutils reads zstd-compressed sections from 0.189 on.
-constexpr bool kZstdUnreadable = _ELFUTILS_VERSION < 189;
 
 // Mappings without a file behind them: nothing to read, nothing to say.
 bool isFilePath(std::string_view path) {
@@ -43,17 +38,17 @@ struct Symbolizer::ModuleSymbols {
         if (auto d = ElfFile::open(*path)) debug = std::make_unique<ElfFile>(std::move(d).value());
       }
     }
+    // Before any view of the file is built: views borrow the Elf handle.
+    ElfFile& dwarf_file = debug ? *debug : elf;
+    if (auto st = dwarf_file.inflateDebugSections(); !st) {
+      problem = st.error().describe() + ": names only, no lines";
+    }
     symbols = SymbolTable::read(elf);
     if (debug) {
       SymbolTable full = SymbolTable::read(*debug);  // .symtab, where the file kept only .dynsym
       if (full.size() > symbols.size()) symbols = std::move(full);
     }
-    dwarf = std::make_unique<DwarfIndex>(debug ? *debug : elf);
-    const ElfFile& dwarf_file = debug ? *debug : elf;
-    if (kZstdUnreadable && zstdCompressedDebugInfo(dwarf_file)) {
-      problem = "the debug sections of " + dwarf_file.path() +
-                " are zstd-compressed, which this elfutils cannot read: names only, no lines";
-    }
+    dwarf = std::make_unique<DwarfIndex>(dwarf_file);
   }
 
   std::string problem;  // a warning to give once, "" when none
