@@ -244,7 +244,12 @@ int runRecordChecked(RecordArgs& a) {
 
   for (const std::string& w : outcome->warnings) logWarning(w);
 
-  symbolize::Symbolizer symbolizer;
+  symbolize::SymbolizerOptions sym_options;
+  const record::KeptFiles* kept = outcome->kept_files.get();
+  sym_options.kept_copy = [kept](const std::string& path, const std::string& build_id) {
+    return kept != nullptr ? kept->pathFor(path, build_id) : std::string();
+  };
+  symbolize::Symbolizer symbolizer(std::move(sym_options));
   if (auto st = symbolizer.symbolize(profile); !st) logWarning(st.error().describe());
   for (const std::string& w : symbolizer.warnings()) logWarning(w);
 

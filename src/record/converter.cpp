@@ -19,10 +19,11 @@ std::string hex(const uint8_t* bytes, size_t n) {
 }
 
 // The unwinder's view of one process: mappings give model module ids and
-// file offsets; a module's file is its path in the model.
+// file offsets; a module's file is its kept copy, else its path in the model.
 class SpaceMap final : public unwind::AddressMap {
  public:
-  SpaceMap(const AddressSpace& as, const model::Profile& p) : as_(as), p_(p) {}
+  SpaceMap(const AddressSpace& as, const model::Profile& p, const KeptFiles* kept)
+      : as_(as), p_(p), kept_(kept) {}
   bool find(uint64_t avma, uint32_t& module, uint64_t& file_offset) const override {
     const Mapping* m = as_.find(avma);
     if (m == nullptr || m->module == model::kNone) return false;
@@ -32,12 +33,18 @@ class SpaceMap final : public unwind::AddressMap {
   }
   std::string modulePath(uint32_t module) const override {
     if (module >= p_.modules().size()) return {};
-    return p_.str(p_.modules()[module].path);
+    const model::Module& m = p_.modules()[module];
+    if (kept_ != nullptr) {
+      std::string kept = kept_->pathFor(p_.str(m.path), p_.str(m.build_id));
+      if (!kept.empty()) return kept;
+    }
+    return p_.str(m.path);
   }
 
  private:
   const AddressSpace& as_;
   const model::Profile& p_;
+  const KeptFiles* kept_;
 };
 
 // The user part of a callchain (leaf first, starting at the ip).
@@ -86,7 +93,7 @@ model::StackEnd Converter::unwindSample(const perf::SampleRecord& r, AddressSpac
   size_t chain_len = 0;
   userChain(r, chain, chain_len);
   unwind::StackCopy stack{regs.r[unwind::archRegs().sp], r.stack, r.stack_size};
-  SpaceMap map(as, profile_);
+  SpaceMap map(as, profile_, kept_);
   unwind::UnwindResult u =
       unwinder_->unwind(map, regs, stack, chain, chain_len, unwound_.data(), unwound_.size());
   for (size_t i = 0; i < u.frames; ++i) {
@@ -124,6 +131,7 @@ void Converter::addMapping(int32_t pid, uint64_t start, uint64_t end, uint64_t p
                            const std::string& path, const std::string& build_id) {
   model::ModuleId module = profile_.internModule(path, build_id);
   spaces_[pid].map(Mapping{start, end, pgoff, module});
+  if (kept_ != nullptr) kept_->onMapping(pid, start, end, path, build_id);
   ++space_generation_;
 }
 

@@ -25,6 +25,7 @@
 #include "model/profile.hpp"
 #include "perf/records.hpp"
 #include "record/address_space.hpp"
+#include "record/kept_files.hpp"
 #include "unwind/unwinder.hpp"
 
 namespace strobe::record {
@@ -72,6 +73,11 @@ class Converter {
   // attach's targets); empty: keep everything.
   void setPidFilter(std::unordered_set<int32_t> pids) { pid_filter_ = std::move(pids); }
 
+  // Files to keep open as their mappings are seen (see kept_files.hpp);
+  // the unwinder reads a module's CFI from its kept copy when there is one.
+  // Not owned; null: none kept.
+  void setKeptFiles(KeptFiles* kept) { kept_ = kept; }
+
   const ConverterStats& stats() const { return stats_; }
 
  private:
@@ -104,6 +110,7 @@ class Converter {
   bool kernel_frames_ = false;
   model::ModuleId kernel_module_ = model::kNone;
   std::unordered_set<int32_t> pid_filter_;
+  KeptFiles* kept_ = nullptr;
   ConverterStats stats_;
 };
 

@@ -38,6 +38,8 @@ constexpr int kPollTimeoutMs = 100;
 constexpr size_t kPerThreadRingPages = 8;
 // Descriptors kept free for everything else strobe opens (files, SQLite).
 constexpr int kReservedFds = 64;
+// Mapped files held open for symbolization (see kept_files.hpp).
+constexpr size_t kMaxKeptFiles = 256;
 
 std::atomic<pid_t> g_forward_to{-1};
 std::atomic<bool> g_stop{false};
@@ -199,6 +201,7 @@ class Session {
   std::vector<RingStats> closed_stats_;
   std::unique_ptr<EventQueue> queue_;
   std::unique_ptr<Converter> converter_;
+  std::unique_ptr<KeptFiles> kept_;
   std::unordered_map<std::string, std::string> build_ids_;  // by path
   size_t events_opened_ = 0;
   bool rescan_ = true;
@@ -449,6 +452,9 @@ Result<RecordOutcome> Session::run() {
 
   converter_ = std::make_unique<Converter>(profile_, meta.start_monotonic_ns);
   converter_->setKernelFrames(opt_.kernel);
+  // Kept files share the descriptor limit with the events: an eighth of it.
+  kept_ = std::make_unique<KeptFiles>(std::min<rlim_t>(kMaxKeptFiles, raiseFdLimit() / 8));
+  converter_->setKeptFiles(kept_.get());
   if (opt_.stack_copy_bytes != 0) {
     converter_->enableUnwinding(opt_.unwind_auto ? unwind::UnwindMode::kAuto
                                                  : unwind::UnwindMode::kDwarf);
@@ -549,6 +555,8 @@ Result<RecordOutcome> Session::run() {
   outcome.attach_mode = mode_;
   outcome.events_opened = events_opened_;
   outcome.warnings = warnings_;
+  converter_->setKeptFiles(nullptr);
+  outcome.kept_files = std::move(kept_);
   meta.lost_samples = outcome.stats.lost;
   meta.throttle_events = outcome.stats.throttled;
   meta.target_cpu_ns = launch ? cpuNs(ru) : 0;

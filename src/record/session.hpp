@@ -42,6 +42,7 @@
 #include "base/result.hpp"
 #include "model/profile.hpp"
 #include "record/converter.hpp"
+#include "record/kept_files.hpp"
 
 namespace strobe::record {
 
@@ -88,6 +89,9 @@ struct RecordOutcome {
   // Problems met while recording that did not stop it (one line each), e.g.
   // threads a rescan could not cover.
   std::vector<std::string> warnings;
+  // The mapped files held open while recording (see kept_files.hpp), for the
+  // symbolizer; never null after a successful record().
+  std::unique_ptr<KeptFiles> kept_files;
 };
 
 // "inherit", "per-thread", "cpu-filtered", "auto".

@@ -92,10 +92,10 @@ ElfFile& ElfFile::operator=(ElfFile&& o) noexcept {
   return *this;
 }
 
-Result<ElfFile> ElfFile::open(const std::string& path) {
+Result<ElfFile> ElfFile::open(const std::string& path, const std::string& name) {
   initLibelf();
   ElfFile f;
-  f.path_ = path;
+  f.path_ = name.empty() ? path : name;
   // O_NONBLOCK: a FIFO named as a module must not hang the open; it is then
   // rejected as not a regular file.
   f.fd_ = Fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));

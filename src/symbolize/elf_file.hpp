@@ -36,7 +36,9 @@ struct LoadSegment {
 
 class ElfFile {
  public:
-  static Result<ElfFile> open(const std::string& path);
+  // `name`, when given, is what path() says (and where a .gnu_debuglink is
+  // looked for) when `path` is only a way in, such as /proc/self/fd/N.
+  static Result<ElfFile> open(const std::string& path, const std::string& name = {});
 
   ElfFile(ElfFile&&) noexcept;
   ElfFile& operator=(ElfFile&&) noexcept;

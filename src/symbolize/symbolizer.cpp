@@ -89,16 +89,33 @@ Symbolizer::ModuleSymbols* Symbolizer::moduleFor(const model::Profile& profile,
   key += recorded;
   auto [it, inserted] = cache_.try_emplace(std::move(key));
   if (!inserted) return it->second.get();
-  if (!isFilePath(path)) return nullptr;
+  std::string kept = options_.kept_copy ? options_.kept_copy(path, recorded) : std::string();
+  if (!isFilePath(path) && kept.empty()) return nullptr;
 
   auto skip = [&](const std::string& why) -> ModuleSymbols* {
     warnings_.push_back("cannot symbolize " + path + ": " + why);
     return nullptr;
   };
-  if (endsWith(path, " (deleted)")) return skip("the file was deleted or replaced during the run");
-  auto file = ElfFile::open(path);
+  auto matches = [&](const ElfFile& f) { return recorded.empty() || f.buildId() == recorded; };
+  // The path first; the recorder's kept copy when the path is gone, changed
+  // or not a file.
+  Result<ElfFile> file = makeError("not a file", {}, ErrorKind::kNotFound);
+  const bool deleted = endsWith(path, " (deleted)");
+  if (isFilePath(path) && !deleted) file = ElfFile::open(path);
+  if ((!file || !matches(*file)) && !kept.empty()) {
+    auto copy = ElfFile::open(kept, path);
+    if (copy && matches(*copy)) {
+      if (isFilePath(path)) {
+        warnings_.push_back(path +
+                            " was deleted or replaced during the run: named from the copy "
+                            "strobe kept open while it ran");
+      }
+      file = std::move(copy);
+    }
+  }
+  if (!file && deleted) return skip("the file was deleted or replaced during the run");
   if (!file) return skip(file.error().describe());
-  if (!recorded.empty() && file->buildId() != recorded) {
+  if (!matches(*file)) {
     return skip("the file has changed since it was recorded (build-id " +
                 (file->buildId().empty() ? std::string("none") : file->buildId()) + ", recorded " +
                 recorded + ")");
@@ -191,18 +208,26 @@ Status Symbolizer::symbolize(model::Profile& profile) {
       symbolizeKernel(profile, loc);
       continue;
     }
-    if (loc.module == model::kNone || !isFilePath(profile.str(modules[loc.module].path))) {
+    ModuleSymbols* m = nullptr;
+    if (loc.module != model::kNone) {
+      ModuleSymbols*& slot = resolved[loc.module];
+      if (!looked_up[loc.module]) {
+        looked_up[loc.module] = true;
+        slot = moduleFor(profile, loc.module);
+        if (slot != nullptr && build_ids_[loc.module].empty()) {
+          build_ids_[loc.module] = slot->elf.buildId();
+        }
+      }
+      m = slot;
+    }
+    // Not a file ("//anon", memfd, ...) and no copy of one: JIT code, maybe.
+    if (m == nullptr &&
+        (loc.module == model::kNone || !isFilePath(profile.str(modules[loc.module].path)))) {
       if (auto name = jitName(loc.address)) {
         model::FunctionId fid = profile.internFunction(demangle(*name), *name, "", 0);
         loc.lines.push_back(model::Line{fid, 0});
       }
       continue;
-    }
-    ModuleSymbols*& m = resolved[loc.module];
-    if (!looked_up[loc.module]) {
-      looked_up[loc.module] = true;
-      m = moduleFor(profile, loc.module);
-      if (m != nullptr && build_ids_[loc.module].empty()) build_ids_[loc.module] = m->elf.buildId();
     }
     if (m == nullptr) continue;
 

@@ -26,6 +26,7 @@
 // Thread safety: none; one thread uses a Symbolizer at a time.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -44,6 +45,11 @@ struct SymbolizerOptions {
   std::vector<std::string> debug_roots = {"/usr/lib/debug"};
   // Where JITs write perf-PID.map files (see perf_map.hpp).
   std::string perf_map_dir = "/tmp";
+  // A copy of a module's file kept by the recorder (see
+  // record/kept_files.hpp): a path to open when the module's own path no
+  // longer gives the recorded file (deleted or replaced during the run) or
+  // is not a file at all ([vdso]); "" when there is none. Unset: no copies.
+  std::function<std::string(const std::string& path, const std::string& build_id)> kept_copy;
 };
 
 class Symbolizer {

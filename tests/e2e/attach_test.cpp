@@ -377,6 +377,30 @@ TEST_F(AttachTest, KernelFramesAreKeptAndNamed) {
   EXPECT_GT(static_cast<double>(it->total), 0.9 * static_cast<double>(total));
 }
 
+// -k with -g dwarf: the kernel part of the callchain stays in front of the
+// DWARF-unwound user stack, which (unlike frame pointers) goes through
+// libc's syscall wrappers to their caller.
+TEST_F(AttachTest, KernelFramesComeBeforeDwarfUnwoundUserFrames) {
+  Ran r = record({"-k", "-g", "dwarf", "-F", "999", "--", kFixtures + "fixture_syscalls", "1.0"});
+  if (r.status == 3) GTEST_SKIP() << "the kernel forbids kernel sampling here: " << r.err;
+  ASSERT_EQ(r.status, 0) << r.err;
+  model::Profile p = load();
+  const double total = static_cast<double>(model::totals(p).weight);
+  uint64_t kernel_leaf = 0;
+  for (const auto& s : p.samples()) {
+    if (leafModule(p, s) == "[kernel.kallsyms]") kernel_leaf += s.weight;
+  }
+  EXPECT_GT(static_cast<double>(kernel_leaf), 0.3 * total);
+  auto rows = model::topTable(p, model::GroupBy::kFunction);
+  auto share = [&](const std::string& fn) {
+    auto it = std::find_if(rows.begin(), rows.end(),
+                           [&](const model::TopRow& row) { return row.function == fn; });
+    return it == rows.end() ? 0.0 : static_cast<double>(it->total) / total;
+  };
+  EXPECT_GT(share("syscall_loop(double)"), 0.9);
+  EXPECT_GT(share("main"), 0.9);
+}
+
 TEST_F(AttachTest, CountingEventIsNamedWithItsUnit) {
   Ran r = record({"-e", "page-faults", "-c", "1", "--", kFixtures + "fixture_shares", "1000", "1"});
   ASSERT_EQ(r.status, 0) << r.err;

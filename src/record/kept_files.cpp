@@ -1,0 +1,77 @@
+#include "record/kept_files.hpp"
+
+#include <fcntl.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <string_view>
+
+#include "record/proc.hpp"
+
+namespace strobe::record {
+namespace {
+
+bool isMappedFile(std::string_view path) {
+  if (path.empty() || path.front() != '/') return false;
+  for (std::string_view prefix : {"//anon", "/memfd:", "/dev/", "/SYSV", "/anon_hugepage"}) {
+    if (path.substr(0, prefix.size()) == prefix) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string KeptFiles::key(const std::string& path, const std::string& build_id) {
+  std::string k = path;
+  k.push_back('\0');
+  k += build_id;
+  return k;
+}
+
+Fd KeptFiles::openVdso() const {
+  const auto base = static_cast<uintptr_t>(::getauxval(AT_SYSINFO_EHDR));
+  if (base == 0) return {};
+  auto maps = readMaps(::getpid());
+  if (!maps) return {};
+  for (const ProcMapping& m : *maps) {
+    if (m.path != "[vdso]" || m.start != base) continue;
+    Fd fd(::memfd_create("strobe-vdso", MFD_CLOEXEC));
+    if (!fd.valid()) return {};
+    const auto* bytes = reinterpret_cast<const char*>(base);
+    size_t size = m.end - m.start;
+    for (size_t done = 0; done < size;) {
+      ssize_t n = ::write(fd.get(), bytes + done, size - done);
+      if (n <= 0) return {};
+      done += static_cast<size_t>(n);
+    }
+    return fd;
+  }
+  return {};
+}
+
+void KeptFiles::onMapping(int32_t pid, uint64_t start, uint64_t end, const std::string& path,
+                          const std::string& build_id) {
+  const bool vdso = path == "[vdso]";
+  if (!vdso && !isMappedFile(path)) return;
+  if (files_.size() >= max_files_) return;
+  auto [it, inserted] = files_.try_emplace(key(path, build_id));
+  if (!inserted) return;
+  if (vdso) {
+    it->second = openVdso();
+    return;
+  }
+  char link[96];
+  std::snprintf(link, sizeof link, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
+  it->second = Fd(::open(link, O_RDONLY | O_CLOEXEC));
+}
+
+std::string KeptFiles::pathFor(const std::string& path, const std::string& build_id) const {
+  auto it = files_.find(key(path, build_id));
+  if (it == files_.end() || !it->second.valid()) return {};
+  return "/proc/self/fd/" + std::to_string(it->second.get());
+}
+
+}  // namespace strobe::record

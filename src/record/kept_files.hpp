@@ -1,0 +1,47 @@
+// KeptFiles: descriptors of the files the profiled processes mapped, held
+// open while recording, so that unwinding and symbolization read the bytes
+// that ran even when a file is deleted or replaced during the run.
+//
+// A mapping seen while its process lives is opened through
+// /proc/PID/map_files/START-END (this needs CAP_SYS_ADMIN, as root has; for
+// other users the open fails and nothing is kept: names then come from the
+// path, as before). One descriptor per (path, build-id), at most
+// `max_files` in all. The vdso is not a file: its image (the kernel's, the
+// same in every process) is copied from strobe's own memory into a memfd
+// the first time a "[vdso]" mapping is seen.
+// pathFor() names a kept file as "/proc/self/fd/N", for code that opens by
+// path (ElfFile, the unwinder's CFI cache).
+// Thread safety: none (the drain thread's, then the symbolizer's).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include "base/fd.hpp"
+
+namespace strobe::record {
+
+class KeptFiles {
+ public:
+  explicit KeptFiles(size_t max_files = 1024) : max_files_(max_files) {}
+
+  // An executable mapping [start, end) of `path` in process `pid`.
+  void onMapping(int32_t pid, uint64_t start, uint64_t end, const std::string& path,
+                 const std::string& build_id);
+
+  // "/proc/self/fd/N" for the kept copy of (path, build_id), "" when none.
+  [[nodiscard]] std::string pathFor(const std::string& path, const std::string& build_id) const;
+
+  [[nodiscard]] size_t size() const { return files_.size(); }
+
+ private:
+  static std::string key(const std::string& path, const std::string& build_id);
+  Fd openVdso() const;
+
+  size_t max_files_;
+  std::unordered_map<std::string, Fd> files_;  // invalid Fd: tried, not kept
+};
+
+}  // namespace strobe::record
