@@ -3,7 +3,11 @@
 // 2 threads) under -g dwarf, -g auto and -g fp at 999 Hz.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <chrono>
 #include <map>
+#include <thread>
 
 #include "model/aggregate.hpp"
 #include "model/completeness.hpp"
@@ -93,6 +97,44 @@ TEST_F(DwarfTest, AutoGivesFullChains) {
   model::Profile p = load();
   EXPECT_EQ(p.meta().call_graph, "auto");
   expectFullChainsAndShares(r, p);
+}
+
+TEST_F(DwarfTest, AttachUnwindsARunningProcess) {
+  // Modules mapped before the attach come from /proc/PID/maps; the unwinder
+  // reads their CFI the same way.
+  const std::string out = makeTempDir();
+  int pid = startProcess({kFixture, "200000", "100000"}, out);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Ran r = runProcess({kStrobe, "record", "-F", "999", "-g", "dwarf", "-d", "2s", "-o", db(), "-p",
+                      std::to_string(pid)});
+  ::kill(pid, SIGKILL);
+  waitProcess(pid, out);
+  removeTree(out);
+  ASSERT_EQ(r.status, 0) << r.err;
+  model::Profile p = load();
+  ASSERT_GT(p.samples().size(), 300u);
+  EXPECT_GE(fullChainShare(p), 99.0);
+}
+
+TEST_F(DwarfTest, ALibraryMappedDuringTheRunIsUnwound) {
+  // libfixture_burn.so is dlopened after recording began: its CFI is read
+  // when its first sample is unwound.
+  Ran r = runProcess({kStrobe, "record", "-F", "999", "-g", "dwarf", "-o", db(), "--",
+                      STROBE_BINARY_DIR "/tests/fixtures/fixture_dlopen",
+                      STROBE_BINARY_DIR "/tests/fixtures/libfixture_burn.so"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  model::Profile p = load();
+  uint64_t in_library = 0;
+  uint64_t to_main = 0;
+  for (const model::Sample& s : p.samples()) {
+    std::vector<std::string> names;
+    p.forEachFrame(s.stack, [&](model::LocationId l) { names.push_back(functionOf(p, l)); });
+    if (names.empty() || names[0] != "burn_in_library") continue;
+    ++in_library;
+    if (names.size() > 1 && names[1] == "main") ++to_main;
+  }
+  ASSERT_GT(in_library, 100u);
+  EXPECT_GE(static_cast<double>(to_main), 0.99 * static_cast<double>(in_library));
 }
 
 TEST_F(DwarfTest, AutoOnAFramePointerBuildKeepsTheLeafsCaller) {
