@@ -8,7 +8,8 @@ what=${1:-test}
 
 build_pkgs=(
   build-essential cmake ninja-build pkg-config
-  libelf-dev libdw-dev libsqlite3-dev libfmt-dev libcli11-dev zlib1g-dev libdeflate-dev libzstd-dev libiberty-dev
+  libelf-dev libdw-dev libsqlite3-dev libfmt-dev libcli11-dev zlib1g-dev libdeflate-dev libzstd-dev libdebuginfod-dev
+  libiberty-dev
   libprotozero-dev rapidjson-dev libcpp-httplib-dev
   googletest libgtest-dev libgmock-dev binutils
   libc6-dbg  # names libc's internal functions (start_thread, clone3, ...) in profiles
@@ -16,7 +17,8 @@ build_pkgs=(
 # What only the test run needs: real consumers of the outputs (Google's
 # pprof built from Debian's sources, Chromium, xmllint).
 test_pkgs=(
-  libxml2-utils golang-go golang-github-google-pprof-dev chromium nodejs)
+  libxml2-utils golang-go golang-github-google-pprof-dev chromium nodejs
+  python3)  # python3: a loopback HTTP server stands in for debuginfod
 bench_pkgs=(linux-perf hyperfine elfutils llvm google-perftools libgoogle-perftools4 sqlite3)
 
 # Debian's nodejs comes without npm (NodeSource's includes it).

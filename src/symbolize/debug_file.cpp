@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "symbolize/debuginfod.hpp"
 #include "symbolize/elf_file.hpp"
 
 namespace strobe::symbolize {
@@ -82,13 +83,17 @@ std::optional<std::string> findDebugFile(const ElfFile& elf,
       if (acceptable(elf, path, nullptr)) return path;
     }
   }
-  auto link = debugLink(elf);
-  if (!link) return std::nullopt;
-  std::string dir = dirOf(elf.path());
-  std::vector<std::string> candidates = {dir + "/" + link->name, dir + "/.debug/" + link->name};
-  for (const std::string& root : debug_roots) candidates.push_back(root + dir + "/" + link->name);
-  for (const std::string& path : candidates) {
-    if (acceptable(elf, path, &*link)) return path;
+  if (auto link = debugLink(elf)) {
+    std::string dir = dirOf(elf.path());
+    std::vector<std::string> candidates = {dir + "/" + link->name, dir + "/.debug/" + link->name};
+    for (const std::string& root : debug_roots) candidates.push_back(root + dir + "/" + link->name);
+    for (const std::string& path : candidates) {
+      if (acceptable(elf, path, &*link)) return path;
+    }
+  }
+  // Last, and only when the user named servers: the network.
+  if (auto fetched = debuginfodDebugFile(id); fetched && acceptable(elf, *fetched, nullptr)) {
+    return fetched;
   }
   return std::nullopt;
 }

@@ -4,7 +4,10 @@
 // the names, files, lines and inline chains of the plain DWARF 5 build.
 // zstd-compressed sections too, which strobe decompresses itself (Debian
 // 12's elfutils, 0.188, cannot).
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -126,6 +129,73 @@ TEST(DebugVariantsTest, BuildIdUnderADebugRoot) {
   SymbolizerOptions opt;
   opt.debug_roots = {root.string()};
   expectSameAsPlain(SYMFIX_STRIPPED, opt);
+  std::filesystem::remove_all(root);
+}
+
+// A loopback HTTP server (python3 -m http.server) serving DIR stands in for
+// a debuginfod server: the protocol is GET /buildid/ID/debuginfo.
+class LoopbackServer {
+ public:
+  explicit LoopbackServer(const std::string& dir) {
+    int out[2];
+    if (::pipe(out) != 0) return;
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::dup2(out[1], 1);
+      ::close(out[0]);
+      ::execlp("python3", "python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1",
+               "--directory", dir.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(out[1]);
+    // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
+    std::string line;
+    char c;
+    while (line.find(") ...") == std::string::npos && ::read(out[0], &c, 1) == 1) line += c;
+    out_ = out[0];  // open while the server runs: it may write more
+    size_t at = line.find("port ");
+    if (at != std::string::npos) port_ = std::atoi(line.c_str() + at + 5);
+  }
+  ~LoopbackServer() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    if (out_ >= 0) ::close(out_);
+  }
+  [[nodiscard]] int port() const { return port_; }
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = 0;
+  int out_ = -1;
+};
+
+TEST(DebugVariantsTest, DebuginfodServesTheDebugFileOnlyWhenAsked) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string root = std::string(tmp != nullptr ? tmp : "/tmp") + "/strobe_debuginfod_" +
+                     std::to_string(::getpid());
+  std::string build_id = testing::readelfBuildId(SYMFIX_STRIPPED);
+  ASSERT_FALSE(build_id.empty());
+  std::filesystem::create_directories(root + "/srv/buildid/" + build_id);
+  std::filesystem::copy_file(SYMFIX_DEBUG_FILE, root + "/srv/buildid/" + build_id + "/debuginfo");
+  LoopbackServer server(root + "/srv");
+  ASSERT_GT(server.port(), 0) << "python3 -m http.server did not start";
+  SymbolizerOptions no_local;
+  no_local.debug_roots = {root + "/nothing"};
+
+  // Without DEBUGINFOD_URLS strobe does not ask: no lines.
+  ::unsetenv("DEBUGINFOD_URLS");
+  auto offline = symbolizeRange(SYMFIX_STRIPPED, "fixture_leaf", no_local);
+  ASSERT_FALSE(offline.empty());
+  for (const Seen& s : offline) EXPECT_TRUE(s.lines.empty() || s.lines[0] == 0);
+
+  std::string url = "http://127.0.0.1:" + std::to_string(server.port());
+  ::setenv("DEBUGINFOD_URLS", url.c_str(), 1);
+  ::setenv("DEBUGINFOD_CACHE_PATH", (root + "/cache").c_str(), 1);
+  ::setenv("DEBUGINFOD_TIMEOUT", "20", 1);
+  expectSameAsPlain(SYMFIX_STRIPPED, no_local);
+  ::unsetenv("DEBUGINFOD_URLS");
   std::filesystem::remove_all(root);
 }
 
