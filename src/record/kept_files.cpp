@@ -9,20 +9,10 @@
 #include <cstdio>
 #include <string_view>
 
+#include "model/module_path.hpp"
 #include "record/proc.hpp"
 
 namespace strobe::record {
-namespace {
-
-bool isMappedFile(std::string_view path) {
-  if (path.empty() || path.front() != '/') return false;
-  for (std::string_view prefix : {"//anon", "/memfd:", "/dev/", "/SYSV", "/anon_hugepage"}) {
-    if (path.substr(0, prefix.size()) == prefix) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 std::string KeptFiles::key(const std::string& path, const std::string& build_id) {
   std::string k = path;
@@ -55,7 +45,7 @@ Fd KeptFiles::openVdso() const {
 void KeptFiles::onMapping(int32_t pid, uint64_t start, uint64_t end, const std::string& path,
                           const std::string& build_id) {
   const bool vdso = path == "[vdso]";
-  if (!vdso && !isMappedFile(path)) return;
+  if (!vdso && !model::isFileBacked(path)) return;
   if (files_.size() >= max_files_) return;
   auto [it, inserted] = files_.try_emplace(key(path, build_id));
   if (!inserted) return;

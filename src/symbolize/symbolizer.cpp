@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "model/module_path.hpp"
 #include "symbolize/debug_file.hpp"
 #include "symbolize/demangle.hpp"
 #include "symbolize/dwarf_index.hpp"
@@ -14,15 +15,6 @@
 
 namespace strobe::symbolize {
 namespace {
-
-// Mappings without a file behind them: nothing to read, nothing to say.
-bool isFilePath(std::string_view path) {
-  if (path.empty() || path.front() != '/') return false;  // [vdso], [stack], [anon:x], ...
-  for (std::string_view prefix : {"//anon", "/memfd:", "/dev/", "/SYSV", "/anon_hugepage"}) {
-    if (path.substr(0, prefix.size()) == prefix) return false;
-  }
-  return true;
-}
 
 bool endsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -90,7 +82,7 @@ Symbolizer::ModuleSymbols* Symbolizer::moduleFor(const model::Profile& profile,
   auto [it, inserted] = cache_.try_emplace(std::move(key));
   if (!inserted) return it->second.get();
   std::string kept = options_.kept_copy ? options_.kept_copy(path, recorded) : std::string();
-  if (!isFilePath(path) && kept.empty()) return nullptr;
+  if (!model::isFileBacked(path) && kept.empty()) return nullptr;
 
   auto skip = [&](const std::string& why) -> ModuleSymbols* {
     warnings_.push_back("cannot symbolize " + path + ": " + why);
@@ -101,11 +93,11 @@ Symbolizer::ModuleSymbols* Symbolizer::moduleFor(const model::Profile& profile,
   // or not a file.
   Result<ElfFile> file = makeError("not a file", {}, ErrorKind::kNotFound);
   const bool deleted = endsWith(path, " (deleted)");
-  if (isFilePath(path) && !deleted) file = ElfFile::open(path);
+  if (model::isFileBacked(path) && !deleted) file = ElfFile::open(path);
   if ((!file || !matches(*file)) && !kept.empty()) {
     auto copy = ElfFile::open(kept, path);
     if (copy && matches(*copy)) {
-      if (isFilePath(path)) {
+      if (model::isFileBacked(path)) {
         warnings_.push_back(path +
                             " was deleted or replaced during the run: named from the copy "
                             "strobe kept open while it ran");
@@ -221,8 +213,8 @@ Status Symbolizer::symbolize(model::Profile& profile) {
       m = slot;
     }
     // Not a file ("//anon", memfd, ...) and no copy of one: JIT code, maybe.
-    if (m == nullptr &&
-        (loc.module == model::kNone || !isFilePath(profile.str(modules[loc.module].path)))) {
+    if (m == nullptr && (loc.module == model::kNone ||
+                         !model::isFileBacked(profile.str(modules[loc.module].path)))) {
       if (auto name = jitName(loc.address)) {
         model::FunctionId fid = profile.internFunction(demangle(*name), *name, "", 0);
         loc.lines.push_back(model::Line{fid, 0});
