@@ -17,6 +17,7 @@
 #include "model/aggregate.hpp"
 #include "output/stack_completeness.hpp"
 #include "output/text_report.hpp"
+#include "output/unsampled_threads.hpp"
 #include "perf/event.hpp"
 #include "record/options.hpp"
 #include "record/proc.hpp"
@@ -139,6 +140,12 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
   }
   if (std::string s = output::stackCompletenessLine(p); !s.empty()) {
     fmt::print(err, "strobe: stacks: {}\n", s);
+  }
+  // Threads too short to be sampled: a warning once they matter (1% of
+  // what was sampled), always a line in the report.
+  if (std::string s = output::unsampledThreadsLine(m);
+      !s.empty() && m.unsampled_count * 100 > t.weight) {
+    logWarning(s, "raise -F (e.g. -F 999) to sample short-lived threads");
   }
   fmt::print(err, "strobe: wrote {}; top functions:\n", path);
   output::TextOptions opt;

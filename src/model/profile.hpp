@@ -107,10 +107,14 @@ struct Meta {
   std::string strobe_version;
   uint64_t lost_samples = 0;     // reported by the kernel in LOST records
   uint64_t throttle_events = 0;  // THROTTLE records
-  uint64_t target_cpu_ns = 0;    // user+sys CPU of the command (rusage), 0 if unknown
-  int32_t exit_status = 0;       // as a shell reports it: 128+N for signal N
-  uint64_t sample_period = 0;    // -c N: one sample every N events (0: by frequency)
-  std::string target;            // "command", "pid 12,34" (attach) or "system" (-a)
+  // Threads that exited unsampled (each ran less than one sampling period)
+  // and what they counted (ns of CPU for time events); inherited events only.
+  uint64_t unsampled_threads = 0;
+  uint64_t unsampled_count = 0;
+  uint64_t target_cpu_ns = 0;  // user+sys CPU of the command (rusage), 0 if unknown
+  int32_t exit_status = 0;     // as a shell reports it: 128+N for signal N
+  uint64_t sample_period = 0;  // -c N: one sample every N events (0: by frequency)
+  std::string target;          // "command", "pid 12,34" (attach) or "system" (-a)
 };
 
 class Profile {

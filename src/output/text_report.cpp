@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "output/stack_completeness.hpp"
+#include "output/unsampled_threads.hpp"
 
 namespace strobe::output {
 namespace {
@@ -130,6 +131,7 @@ void writeTextReport(const model::Profile& p, const TextOptions& opt, const std:
                  m.lost_samples, m.event, unit, every, t.weight, unit);
     }
     if (std::string s = stackCompletenessLine(p); !s.empty()) fmt::print(out, "stacks:    {}\n", s);
+    if (std::string s = unsampledThreadsLine(m); !s.empty()) fmt::print(out, "unsampled: {}\n", s);
     fmt::print(out, "\n");
   }
   if (!opt.callers.empty() || !opt.callees.empty()) {

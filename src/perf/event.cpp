@@ -144,6 +144,9 @@ perf_event_attr makeAttr(const EventSpec& spec, bool inherit, bool enable_on_exe
   }
   a.disabled = 1;
   a.inherit = inherit ? 1 : 0;
+  // A child thread's final count comes back in a READ record when it exits:
+  // the CPU of threads too short to be sampled is then still known.
+  a.inherit_stat = inherit ? 1 : 0;
   a.enable_on_exec = enable_on_exec ? 1 : 0;
   a.exclude_kernel = spec.kernel ? 0 : 1;
   a.exclude_callchain_kernel = spec.kernel ? 0 : 1;

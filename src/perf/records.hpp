@@ -107,8 +107,16 @@ struct ThrottleRecord {
   uint64_t time = 0;
 };
 
+// PERF_RECORD_READ: an inherited event's count for a thread that exited
+// (attr.inherit_stat; read_format 0, so one value).
+struct ReadRecord {
+  uint32_t pid = 0, tid = 0;
+  uint64_t value = 0;
+  uint64_t time = 0;
+};
+
 using Record = std::variant<std::monostate, SampleRecord, Mmap2Record, CommRecord, TaskRecord,
-                            LostRecord, ThrottleRecord>;
+                            LostRecord, ThrottleRecord, ReadRecord>;
 
 // Decodes one record. bytes points at the record (the header included,
 // hdr == bytes), size == hdr->size, and bytes must be 8-byte aligned (ring

@@ -123,6 +123,7 @@ void Converter::apply(const perf::Record& r) {
         if constexpr (std::is_same_v<T, perf::TaskRecord>) onTask(v);
         if constexpr (std::is_same_v<T, perf::LostRecord>) onLost(v);
         if constexpr (std::is_same_v<T, perf::ThrottleRecord>) onThrottle(v);
+        if constexpr (std::is_same_v<T, perf::ReadRecord>) onRead(v);
       },
       r);
 }
@@ -156,6 +157,9 @@ void Converter::onComm(const perf::CommRecord& r) {
 
 void Converter::onTask(const perf::TaskRecord& r) {
   if (!r.is_fork) return;
+  // A new thread: its id may have been used before.
+  sampled_tids_.erase(static_cast<int32_t>(r.tid));
+  unsampled_tids_.erase(static_cast<int32_t>(r.tid));
   auto pid = static_cast<int32_t>(r.pid);
   auto ppid = static_cast<int32_t>(r.ppid);
   // A new thread or process starts with its creator's name.
@@ -188,6 +192,7 @@ void Converter::onSample(const perf::SampleRecord& r) {
     return;
   }
   ++stats_.samples;
+  sampled_tids_.insert(tid);
   if (profile_.findThread(tid) == nullptr) nameThread(pid, tid, std::string());
 
   // Leaf-first addresses. Context markers separate kernel and user parts;
@@ -256,6 +261,17 @@ void Converter::onSample(const perf::SampleRecord& r) {
   }
   uint64_t t = r.time >= start_ns_ ? r.time - start_ns_ : 0;
   profile_.addSample(model::Sample{t, tid, r.cpu, stack, r.period, end});
+}
+
+void Converter::onRead(const perf::ReadRecord& r) {
+  // A thread's READs come at its exit, after all of its samples (records
+  // arrive in time order): one per event it inherited, so one per CPU for
+  // per-CPU events, each with that event's share of the count.
+  auto tid = static_cast<int32_t>(r.tid);
+  if (!pid_filter_.empty() && pid_filter_.count(static_cast<int32_t>(r.pid)) == 0) return;
+  if (r.value == 0 || sampled_tids_.count(tid) != 0) return;
+  stats_.unsampled_count += r.value;
+  if (unsampled_tids_.insert(tid).second) ++stats_.unsampled_threads;
 }
 
 void Converter::pushKernelFrames(const perf::SampleRecord& r) {

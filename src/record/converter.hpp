@@ -42,6 +42,11 @@ struct ConverterStats {
   uint64_t truncated = 0;           // of those: stacks that ended early (StackEnd 2..4)
   uint64_t unwind_rule_misses = 0;  // CFI rules compiled (the rest were table lookups)
   uint64_t filtered = 0;            // samples of other processes (pid filter)
+  // Threads that exited without a single sample (each ran less than one
+  // sampling period), and their counts (ns of CPU for the time events) as
+  // READ records gave them. Inherited events only.
+  uint64_t unsampled_threads = 0;
+  uint64_t unsampled_count = 0;
 };
 
 class Converter {
@@ -58,6 +63,7 @@ class Converter {
   void onTask(const perf::TaskRecord& r);
   void onLost(const perf::LostRecord& r) { stats_.lost += r.lost; }
   void onThrottle(const perf::ThrottleRecord& r) { stats_.throttled += r.throttle ? 1 : 0; }
+  void onRead(const perf::ReadRecord& r);
 
   // Seeds a process's mappings and a thread's name (attach; tests).
   void addMapping(int32_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
@@ -110,6 +116,10 @@ class Converter {
   bool kernel_frames_ = false;
   model::ModuleId kernel_module_ = model::kNone;
   std::unordered_set<int32_t> pid_filter_;
+  // Since each thread started (a FORK forgets a reused id): threads with a
+  // sample, and threads already counted as exiting unsampled.
+  std::unordered_set<int32_t> sampled_tids_;
+  std::unordered_set<int32_t> unsampled_tids_;
   KeptFiles* kept_ = nullptr;
   ConverterStats stats_;
 };

@@ -559,6 +559,8 @@ Result<RecordOutcome> Session::run() {
   outcome.kept_files = std::move(kept_);
   meta.lost_samples = outcome.stats.lost;
   meta.throttle_events = outcome.stats.throttled;
+  meta.unsampled_threads = outcome.stats.unsampled_threads;
+  meta.unsampled_count = outcome.stats.unsampled_count;
   meta.target_cpu_ns = launch ? cpuNs(ru) : 0;
   meta.exit_status = outcome.exit_status;
   return outcome;

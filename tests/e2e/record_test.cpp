@@ -140,6 +140,35 @@ TEST_F(RecordTest, DlopenedLibraryIsSymbolizedWithItsLines) {
   EXPECT_EQ(row->module, "libfixture_burn.so");
 }
 
+TEST_F(RecordTest, ThreadsTooShortToSampleAreAccountedFor) {
+  // 1000 threads of about a millisecond of CPU each, at 99 Hz (one sample
+  // per 10.1 ms of a thread's CPU): nearly none is ever sampled. Their CPU
+  // still shows, from the counts the kernel reports as each thread exits.
+  Ran r = record({kFixtures + "fixture_churn", "1000", "2"}, {});
+  ASSERT_EQ(r.status, 0) << r.err;
+  model::Profile p = load();
+  const model::Meta& m = p.meta();
+  EXPECT_GT(m.unsampled_threads, 900u);
+  ASSERT_GT(m.target_cpu_ns, 0u);
+  // Sampled plus unsampled CPU is the command's own CPU time (rusage).
+  const double seen = static_cast<double>(model::totals(p).weight + m.unsampled_count);
+  EXPECT_NEAR(seen / static_cast<double>(m.target_cpu_ns), 1.0, 0.15)
+      << "sampled " << model::totals(p).weight << " ns, unsampled " << m.unsampled_count
+      << " ns, rusage " << m.target_cpu_ns << " ns";
+  const std::string warning =
+      "strobe: warning: " + std::to_string(m.unsampled_threads) + " threads ran ";
+  EXPECT_NE(r.err.find(warning), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("of CPU but were never sampled: each ran less than one sampling period "
+                       "(10.1 ms at 99 Hz)\n  hint: raise -F (e.g. -F 999) to sample short-lived "
+                       "threads\n"),
+            std::string::npos)
+      << r.err;
+  Ran rep = runProcess({kStrobe, "report", db()});
+  EXPECT_NE(rep.out.find("\nunsampled: " + std::to_string(m.unsampled_threads) + " threads ran "),
+            std::string::npos)
+      << rep.out;
+}
+
 TEST_F(RecordTest, RecordingIsSelfContained) {
   std::string copy = dir_ + "/shares_copy";
   std::filesystem::copy_file(kFixtures + "fixture_shares", copy);

@@ -1,0 +1,32 @@
+#include "output/unsampled_threads.hpp"
+
+#include <fmt/format.h>
+
+#include "model/aggregate.hpp"
+#include "output/text_report.hpp"
+
+namespace strobe::output {
+
+std::string unsampledThreadsLine(const model::Meta& m) {
+  if (m.unsampled_threads == 0) return {};
+  const std::string threads =
+      m.unsampled_threads == 1 ? "1 thread" : fmt::format("{} threads", m.unsampled_threads);
+  std::string what =
+      model::isTimeEvent(m.event)
+          ? fmt::format("ran {} of CPU", formatDuration(m.unsampled_count))
+          : fmt::format("counted {} {}", m.unsampled_count, model::eventUnit(m.event));
+  std::string period;
+  if (m.sample_period != 0) {
+    period = fmt::format("{} {}", m.sample_period, model::eventUnit(m.event));
+  } else if (m.frequency != 0 && model::isTimeEvent(m.event)) {
+    period =
+        fmt::format("{} at {} Hz", formatDuration(1'000'000'000ULL / m.frequency), m.frequency);
+  } else {
+    period = fmt::format("1/{} s of events", m.frequency);
+  }
+  return fmt::format("{} {} but {} never sampled: {} less than one sampling period ({})", threads,
+                     what, m.unsampled_threads == 1 ? "was" : "were",
+                     m.unsampled_threads == 1 ? "it ran" : "each ran", period);
+}
+
+}  // namespace strobe::output
