@@ -24,9 +24,13 @@ std::string unsampledThreadsLine(const model::Meta& m) {
   } else {
     period = fmt::format("1/{} s of events", m.frequency);
   }
-  return fmt::format("{} {} but {} never sampled: {} less than one sampling period ({})", threads,
-                     what, m.unsampled_threads == 1 ? "was" : "were",
-                     m.unsampled_threads == 1 ? "it ran" : "each ran", period);
+  // exclude_kernel drops the samples that land in the kernel, while the
+  // count goes on: a thread that only waits in system calls is unsampled too.
+  return fmt::format(
+      "{} {} but {} never sampled: {} less than one sampling period ({}), or only in the kernel "
+      "(which -k samples)",
+      threads, what, m.unsampled_threads == 1 ? "was" : "were",
+      m.unsampled_threads == 1 ? "it ran" : "each ran", period);
 }
 
 }  // namespace strobe::output

@@ -159,8 +159,8 @@ TEST_F(RecordTest, ThreadsTooShortToSampleAreAccountedFor) {
       "strobe: warning: " + std::to_string(m.unsampled_threads) + " threads ran ";
   EXPECT_NE(r.err.find(warning), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("of CPU but were never sampled: each ran less than one sampling period "
-                       "(10.1 ms at 99 Hz)\n  hint: raise -F (e.g. -F 999) to sample short-lived "
-                       "threads\n"),
+                       "(10.1 ms at 99 Hz), or only in the kernel (which -k samples)\n  hint: "
+                       "raise -F (e.g. -F 999) to sample short-lived threads\n"),
             std::string::npos)
       << r.err;
   Ran rep = runProcess({kStrobe, "report", db()});
