@@ -25,7 +25,7 @@ std::string unsampledThreadsLine(const model::Meta& m) {
     period = fmt::format("1/{} s of events", m.frequency);
   }
   // exclude_kernel drops the samples that land in the kernel, while the
-  // count goes on: a thread that only waits in system calls is unsampled too.
+  // count goes on: a thread whose CPU is all in system calls is unsampled too.
   return fmt::format(
       "{} {} but {} never sampled: {} less than one sampling period ({}), or only in the kernel "
       "(which -k samples)",
