@@ -42,15 +42,6 @@ class FileBuffer {
     if (used_ == buf_.size()) flush();
     buf_[used_++] = c;
   }
-  // Unsigned decimal.
-  void appendUint(uint64_t v) {
-    reserve(20);
-    used_ = static_cast<size_t>(std::to_chars(pos(), end(), v).ptr - buf_.data());
-  }
-  void appendInt(int64_t v) {
-    reserve(20);
-    used_ = static_cast<size_t>(std::to_chars(pos(), end(), v).ptr - buf_.data());
-  }
   // Nanoseconds as microseconds, exact: the whole part, then up to three
   // decimals without trailing zeros (1234567 -> "1234.567", 1500 -> "1.5",
   // 2000 -> "2").
