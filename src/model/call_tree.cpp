@@ -8,21 +8,24 @@ namespace {
 
 constexpr uint64_t kInlinedKeyBit = 1ULL << 62;
 
-struct ChildKey {
-  uint32_t parent;
-  uint64_t frame;
-  bool operator==(const ChildKey&) const = default;
-};
-struct ChildKeyHash {
-  size_t operator()(const ChildKey& k) const noexcept {
-    return std::hash<uint64_t>{}(k.frame * 0x9E3779B97F4A7C15ULL ^ k.parent);
-  }
-};
+size_t childSlot(uint32_t parent, uint64_t frame_key, size_t mask) {
+  uint64_t h = (frame_key ^ (static_cast<uint64_t>(parent) << 20)) * 0x9E3779B97F4A7C15ULL;
+  return static_cast<size_t>(h >> 32) & mask;
+}
 
 class Builder {
  public:
   Builder(const Profile& p, const CallTreeOptions& opt, std::vector<CallNode>& nodes)
-      : p_(p), opt_(opt), nodes_(nodes) {}
+      : p_(p), opt_(opt), nodes_(nodes) {
+    // A tree has about as many nodes as the profile has stack nodes.
+    size_t expect = p.stacks().size() + 1;
+    nodes_.reserve(expect);
+    keys_.reserve(expect);
+    keys_.push_back(0);  // the root
+    size_t slots = 64;
+    while (slots < expect * 2) slots *= 2;
+    slots_.assign(slots, kNone);
+  }
 
   uint32_t threadRoot(int32_t tid) {
     if (!opt_.by_thread) return 0;
@@ -65,16 +68,42 @@ class Builder {
     n.frame = f;
     n.depth = nodes_[parent].depth + 1;
     nodes_.push_back(std::move(n));
+    keys_.push_back(frameKey(f));
     auto id = static_cast<uint32_t>(nodes_.size() - 1);
     nodes_[parent].children.push_back(id);
     return id;
   }
 
+  static uint64_t frameKey(const Frame& f) {
+    return functionKey(f) | (f.inlined ? kInlinedKeyBit : 0);
+  }
+
+  // Children are found through an open-addressing table of node ids
+  // (kNone: empty), probed linearly and kept at most half full.
   uint32_t child(uint32_t parent, const Frame& f) {
-    uint64_t key = functionKey(f) | (f.inlined ? kInlinedKeyBit : 0);
-    auto [it, inserted] = children_.try_emplace(ChildKey{parent, key}, 0);
-    if (inserted) it->second = newNode(parent, f);
-    return it->second;
+    uint64_t key = frameKey(f);
+    size_t mask = slots_.size() - 1;
+    for (size_t i = childSlot(parent, key, mask);; i = (i + 1) & mask) {
+      uint32_t id = slots_[i];
+      if (id == kNone) {
+        id = newNode(parent, f);
+        slots_[i] = id;
+        if (nodes_.size() * 2 > slots_.size()) regrow();
+        return id;
+      }
+      if (keys_[id] == key && nodes_[id].parent == parent && !nodes_[id].is_thread) return id;
+    }
+  }
+
+  void regrow() {
+    slots_.assign(slots_.size() * 2, kNone);
+    size_t mask = slots_.size() - 1;
+    for (uint32_t id = 1; id < nodes_.size(); ++id) {
+      if (nodes_[id].is_thread) continue;
+      size_t i = childSlot(nodes_[id].parent, keys_[id], mask);
+      while (slots_[i] != kNone) i = (i + 1) & mask;
+      slots_[i] = id;
+    }
   }
 
   const Profile& p_;
@@ -82,7 +111,8 @@ class Builder {
   std::vector<CallNode>& nodes_;
   std::unordered_map<int32_t, uint32_t> thread_roots_;
   std::unordered_map<uint32_t, std::vector<uint32_t>> memo_;
-  std::unordered_map<ChildKey, uint32_t, ChildKeyHash> children_;
+  std::vector<uint32_t> slots_;  // frame children by (parent, frame key)
+  std::vector<uint64_t> keys_;   // per node: frameKey (unused for the root and threads)
   std::vector<StackId> path_;
   std::vector<Frame> frames_;
 };

@@ -1,5 +1,9 @@
 #include "model/profile.hpp"
 
+#include <algorithm>
+
+#include "base/mmap.hpp"
+
 namespace strobe::model {
 
 Profile::Profile() {
@@ -48,11 +52,49 @@ LocationId Profile::internLocation(ModuleId module, uint64_t offset, uint64_t ad
   return it->second;
 }
 
+namespace {
+
+size_t stackSlot(StackId parent, LocationId location, size_t mask) {
+  uint64_t key = (static_cast<uint64_t>(parent) << 32) | location;
+  return static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
+}
+
+}  // namespace
+
 StackId Profile::internStack(StackId parent, LocationId location) {
-  uint64_t key = (static_cast<uint64_t>(parent + 1U) << 32) | location;
-  auto [it, inserted] = stack_ids_.try_emplace(key, static_cast<StackId>(stacks_.size()));
-  if (inserted) stacks_.push_back(StackNode{parent, location});
-  return it->second;
+  if ((stacks_.size() + 1) * 2 > stack_index_.size()) growStackIndex((stacks_.size() + 1) * 2);
+  const size_t mask = stack_index_.size() - 1;
+  for (size_t i = stackSlot(parent, location, mask);; i = (i + 1) & mask) {
+    StackId id = stack_index_[i];
+    if (id == kNone) {
+      id = static_cast<StackId>(stacks_.size());
+      stacks_.push_back(StackNode{parent, location});
+      stack_index_[i] = id;
+      return id;
+    }
+    if (stacks_[id].parent == parent && stacks_[id].location == location) return id;
+  }
+}
+
+void Profile::reserveStacks(size_t n) {
+  stacks_.reserve(n);
+  adviseHugePages(stacks_.data(), stacks_.capacity() * sizeof(StackNode));
+  if (n * 2 > stack_index_.size()) growStackIndex(n * 2);
+}
+
+void Profile::growStackIndex(size_t min_slots) {
+  size_t slots = std::max<size_t>(stack_index_.size() * 2, 64);
+  while (slots < min_slots) slots *= 2;
+  stack_index_.clear();
+  stack_index_.reserve(slots);
+  adviseHugePages(stack_index_.data(), slots * sizeof(StackId));
+  stack_index_.resize(slots, kNone);
+  const size_t mask = slots - 1;
+  for (StackId id = 0; id < stacks_.size(); ++id) {
+    size_t i = stackSlot(stacks_[id].parent, stacks_[id].location, mask);
+    while (stack_index_[i] != kNone) i = (i + 1) & mask;
+    stack_index_[i] = id;
+  }
 }
 
 void Profile::setThread(Thread t) {

@@ -128,6 +128,8 @@ class Profile {
   // Identity is (module, offset) within a module; (kNone, address) outside.
   LocationId internLocation(ModuleId module, uint64_t offset, uint64_t address);
   StackId internStack(StackId parent, LocationId location);
+  // Sizes the stack tables for `n` nodes in all (a hint, as vector::reserve).
+  void reserveStacks(size_t n);
   void addSample(const Sample& s) { samples_.push_back(s); }
 
   // Adds or updates (by tid) a thread.
@@ -174,8 +176,12 @@ class Profile {
   std::unordered_map<std::string, FunctionId> function_ids_;
   std::vector<Location> locations_;
   std::unordered_map<LocationKey, LocationId, LocationKeyHash> location_ids_;
+  // Stack nodes are the profile's most numerous interned items (hundreds of
+  // thousands in a long recording): they are found through an open-addressing
+  // table of node ids (kNone: empty slot), probed linearly, at most half full.
+  void growStackIndex(size_t min_slots);
   std::vector<StackNode> stacks_;
-  std::unordered_map<uint64_t, StackId> stack_ids_;  // (parent+1) << 32 | location
+  std::vector<StackId> stack_index_;  // size: 0 or a power of two
   std::vector<Sample> samples_;
   std::vector<Thread> threads_;
   std::unordered_map<int32_t, size_t> thread_index_;

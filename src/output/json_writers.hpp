@@ -1,4 +1,5 @@
-// The JSON-based writers, streamed with RapidJSON's Writer over a FILE*:
+// The JSON-based writers, streamed to a FILE* (RapidJSON's Writer; chrome
+// formats its many events itself, escaping names as RapidJSON does):
 //
 //  speedscope  speedscope's file format
 //              (https://www.speedscope.app/file-format-schema.json): shared
@@ -9,7 +10,8 @@
 //              process, one named track per thread (thread_name metadata),
 //              and on each track the sampled stacks over time as nested
 //              complete ("X") events, one per frame, merged while
-//              consecutive samples share the frame.
+//              consecutive samples share the frame. A failed write
+//              returns "cannot write the report" with errno.
 //  json        the top table (see docs/FORMATS.md for the field names).
 //
 // Thread safety: pure over a const Profile; `out` is the caller's.

@@ -3,10 +3,9 @@
 
 #include <algorithm>
 #include <map>
-#include <unordered_map>
 #include <vector>
 
-#include "model/frames.hpp"
+#include "output/frame_table.hpp"
 #include "output/json_writers.hpp"
 
 namespace strobe::output {
@@ -28,19 +27,7 @@ std::string threadName(const model::Profile& p, int32_t tid) {
 
 Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::string& name,
                        std::FILE* out) {
-  // Frames: one per (function or unresolved location, inlined); each
-  // location maps to its frame indices, innermost first.
-  std::vector<std::vector<uint32_t>> loc_frames(p.locations().size());
-  std::unordered_map<uint64_t, uint32_t> frame_ids;
-  std::vector<model::Frame> frames;
-  for (model::LocationId lid = 0; lid < p.locations().size(); ++lid) {
-    model::forEachLocationFrame(p, lid, no_inline, [&](const model::Frame& f) {
-      uint64_t key = model::functionKey(f) | (f.inlined ? (1ULL << 62) : 0);
-      auto [it, inserted] = frame_ids.try_emplace(key, static_cast<uint32_t>(frames.size()));
-      if (inserted) frames.push_back(f);
-      loc_frames[lid].push_back(it->second);
-    });
-  }
+  FrameTable table(p, no_inline);
 
   // Samples per thread, in time order.
   std::map<int32_t, std::vector<uint32_t>> per_thread;
@@ -67,12 +54,10 @@ Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::strin
   w.StartObject();
   w.Key("frames");
   w.StartArray();
-  for (const model::Frame& f : frames) {
+  for (const model::Frame& f : table.frames()) {
     w.StartObject();
     w.Key("name");
-    std::string n = model::frameName(p, f);
-    if (f.inlined) n += " [inlined]";
-    str(w, n);
+    str(w, frameLabel(p, f));
     if (f.line != nullptr) {
       const model::Function& fn = p.functions()[f.line->function];
       if (fn.file != model::kEmptyString) {
@@ -110,9 +95,7 @@ Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::strin
     w.StartArray();
     for (uint32_t i : idx) {
       stack.clear();
-      p.forEachFrame(p.samples()[i].stack, [&](model::LocationId lid) {
-        stack.insert(stack.end(), loc_frames[lid].begin(), loc_frames[lid].end());
-      });
+      table.appendLeafFirst(p, p.samples()[i].stack, stack);
       w.StartArray();
       for (auto it = stack.rbegin(); it != stack.rend(); ++it) w.Uint(*it);
       w.EndArray();

@@ -4,11 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <new>
 #include <unordered_set>
 
+#include "base/mmap.hpp"
 #include "store/meta_codec.hpp"
 #include "store/row_view.hpp"
 #include "store/schema.hpp"
@@ -104,7 +106,8 @@ class Reader {
       return makeError(path_ + " is empty, not a strobe recording", kNotStrobeHint,
                        ErrorKind::kCorrupt);
     }
-    int rc = db_.open(path_, SQLITE_OPEN_READONLY);
+    // One thread reads through this connection: no SQLite mutexes.
+    int rc = db_.open(path_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
     if (rc != SQLITE_OK) {
       return makeError("cannot open " + path_ + ": " + db_.message(),
                        "check that the file is readable");
@@ -276,6 +279,11 @@ class Reader {
   }
 
   Status readStacks() {
+    int64_t count = 0;
+    if (int rc = pragma("SELECT count(*) FROM stacks", count); rc != SQLITE_OK) {
+      return sqliteError(rc, "stacks");
+    }
+    p_.reserveStacks(static_cast<size_t>(std::min<int64_t>(count, kMaxU32)));
     const char* sql = "SELECT id, parent_id, location_id FROM stacks ORDER BY id";
     return forEachRow("stacks", sql, [&](RowView& r, auto) -> Status {
       uint64_t want = p_.stacks().size();
@@ -298,6 +306,7 @@ class Reader {
     }
     auto& samples = p_.mutableSamples();
     samples.reserve(static_cast<size_t>(count));
+    adviseHugePages(samples.data(), samples.capacity() * sizeof(model::Sample));
     const uint64_t stacks = p_.stacks().size();
     // stack_end came later in version 1: older recordings read it as 0.
     int64_t has_stack_end = 0;

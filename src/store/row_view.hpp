@@ -30,11 +30,14 @@ class RowView {
 
   // An INTEGER in [lo, hi].
   int64_t integer(int col, const char* name, int64_t lo, int64_t hi) {
-    if (sqlite3_column_type(s_, col) != SQLITE_INTEGER) {
+    // One column lookup, then the value's own accessors (the reader's
+    // connection is single-threaded, so the unprotected value is safe).
+    sqlite3_value* value = sqlite3_column_value(s_, col);
+    if (sqlite3_value_type(value) != SQLITE_INTEGER) {
       note(std::string(name) + " is " + describe(col) + ", not an integer");
       return 0;
     }
-    int64_t v = sqlite3_column_int64(s_, col);
+    int64_t v = sqlite3_value_int64(value);
     if (v < lo || v > hi) {
       note(std::string(name) + " " + std::to_string(v) + " is out of range");
       return 0;

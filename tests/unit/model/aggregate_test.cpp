@@ -82,5 +82,29 @@ TEST(Profile, InterningIsStable) {
   EXPECT_EQ(p.moduleName(kNone), "[unknown]");
 }
 
+TEST(Profile, StackInterningSurvivesGrowthAndCopies) {
+  Profile p;
+  p.reserveStacks(10);  // a hint smaller than what follows
+  std::vector<StackId> ids;
+  StackId parent = kNone;
+  for (uint32_t i = 0; i < 5000; ++i) {
+    ids.push_back(p.internStack(i % 3 == 0 ? kNone : parent, i % 97));
+    ASSERT_LT(ids.back(), p.stacks().size());
+    parent = ids.back();
+  }
+  // Every 291 = 3 * 97 nodes the walk repeats itself, root included.
+  ASSERT_EQ(p.stacks().size(), 291u);
+  for (uint32_t i = 0; i < 5000; ++i) ASSERT_EQ(ids[i], ids[i % 291]) << i;
+  Profile copy = p;
+  parent = kNone;
+  for (uint32_t i = 0; i < 5000; ++i) {
+    StackId again = copy.internStack(i % 3 == 0 ? kNone : parent, i % 97);
+    ASSERT_EQ(again, ids[i]) << i;
+    parent = again;
+  }
+  EXPECT_EQ(copy.stacks().size(), 291u);
+  EXPECT_EQ(copy.internStack(ids[5], 96), 291u) << "a new node after the copy";
+}
+
 }  // namespace
 }  // namespace strobe::model

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include "model/aggregate.hpp"
@@ -190,6 +192,36 @@ TEST(Chrome, NamedTracksWithNestedSpans) {
   }
   // hot_loop is half of the CPU time: 1.5 s of 3 s, in microseconds.
   EXPECT_NEAR(hot, 1.5e6, 1.5e6 * 0.01);
+}
+
+TEST(Chrome, EscapesNamesAndPrintsExactMicroseconds) {
+  std::string out = render(synth(), Format::kChrome);
+  EXPECT_NE(out.find(R"({"ph":"X","name":"<script>alert(1)</script>&\"'","pid":)"),
+            std::string::npos);
+  // Times are integer nanoseconds printed as microseconds: at most three
+  // decimals, no exponent, no trailing zeros.
+  rapidjson::Document d;
+  d.Parse(out.c_str());
+  ASSERT_FALSE(d.HasParseError());
+  for (const auto& e : d["traceEvents"].GetArray()) {
+    if (std::string(e["ph"].GetString()) != "X") continue;
+    for (const char* k : {"ts", "dur"}) {
+      ASSERT_TRUE(e[k].IsNumber()) << k;
+    }
+  }
+  EXPECT_FALSE(std::regex_search(out, std::regex(R"(\d[eE][-+]?\d)")));
+  EXPECT_FALSE(std::regex_search(out, std::regex(R"(\.\d*0[,}])")));
+}
+
+TEST(Chrome, DiskFullIsAClearError) {
+  std::FILE* full = std::fopen("/dev/full", "w");
+  ASSERT_NE(full, nullptr);
+  Status st = writeFormat(synth(), Format::kChrome, {}, full);
+  std::fclose(full);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "cannot write the report");
+  EXPECT_EQ(st.error().errnum, ENOSPC);
+  EXPECT_EQ(st.error().hint, "check the output path and free space");
 }
 
 TEST(Format, NamesAndPaths) {
