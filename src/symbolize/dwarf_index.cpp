@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -276,19 +275,39 @@ struct DwarfIndex::Impl {
     walk(cudie, -1, 0, u, [&](uint64_t lo, uint64_t hi, int32_t scope) {
       ranges.push_back(Range{lo, hi, scope});
     });
-    std::map<uint64_t, int32_t> paint;  // segment start -> scope
+    // A later range paints over earlier ones: at each boundary the owner is
+    // the latest range that covers it (a heap of started ranges by DIE
+    // order; ranges that ended leave it when they reach the top).
+    std::vector<uint64_t> bounds;
+    bounds.reserve(ranges.size() * 2);
     for (const Range& r : ranges) {
-      auto after = paint.upper_bound(r.hi);
-      int32_t tail = after == paint.begin() ? -1 : std::prev(after)->second;
-      auto first = paint.lower_bound(r.lo);
-      auto last = paint.lower_bound(r.hi);
-      bool hi_exists = last != paint.end() && last->first == r.hi;
-      paint.erase(first, last);
-      paint[r.lo] = r.scope;
-      if (!hi_exists) paint[r.hi] = tail;
+      bounds.push_back(r.lo);
+      bounds.push_back(r.hi);
     }
-    u.segments.reserve(paint.size());
-    for (const auto& [lo, scope] : paint) u.segments.push_back(Segment{lo, scope});
+    std::sort(bounds.begin(), bounds.end());
+    bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+    std::vector<uint32_t> by_lo(ranges.size());
+    for (uint32_t i = 0; i < by_lo.size(); ++i) by_lo[i] = i;
+    std::stable_sort(by_lo.begin(), by_lo.end(),
+                     [&](uint32_t a, uint32_t b) { return ranges[a].lo < ranges[b].lo; });
+    std::vector<uint32_t> heap;  // max-heap of range indexes
+    size_t next = 0;
+    int32_t owner = -1;
+    for (uint64_t b : bounds) {
+      for (; next < by_lo.size() && ranges[by_lo[next]].lo <= b; ++next) {
+        heap.push_back(by_lo[next]);
+        std::push_heap(heap.begin(), heap.end());
+      }
+      while (!heap.empty() && ranges[heap.front()].hi <= b) {
+        std::pop_heap(heap.begin(), heap.end());
+        heap.pop_back();
+      }
+      int32_t now = heap.empty() ? -1 : ranges[heap.front()].scope;
+      if (now != owner) {
+        u.segments.push_back(Segment{b, now});
+        owner = now;
+      }
+    }
   }
 
   // The attributes walk() reads from a function scope's DIE (the first of
