@@ -1,12 +1,14 @@
 // strobe record [-F HZ | -c N] [-e EVENT] [-g fp|dwarf[,BYTES]|auto|none] [-k] [-d DUR]
 //               [-o FILE] [--mmap-pages N] [--no-inherit]
 //               (-- CMD ARGS | -p PID,... | -P NAME | -a)
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
@@ -256,9 +258,29 @@ int runRecordChecked(RecordArgs& a) {
   sym_options.kept_copy = [kept](const std::string& path, const std::string& build_id) {
     return kept != nullptr ? kept->pathFor(path, build_id) : std::string();
   };
+  // STROBE_TIMINGS=1: the symbolization phase's CPU (all threads) and wall
+  // time on stderr, for bench/many_modules.
+  bool timings = std::getenv("STROBE_TIMINGS") != nullptr;
+  struct rusage ru0 {};
+  if (timings) ::getrusage(RUSAGE_SELF, &ru0);
+  auto wall0 = std::chrono::steady_clock::now();
   symbolize::Symbolizer symbolizer(std::move(sym_options));
   if (auto st = symbolizer.symbolize(profile); !st) logWarning(st.error().describe());
   for (const std::string& w : symbolizer.warnings()) logWarning(w);
+  if (timings) {
+    struct rusage ru1 {};
+    ::getrusage(RUSAGE_SELF, &ru1);
+    auto us = [](const timeval& a, const timeval& b) {
+      return (b.tv_sec - a.tv_sec) * 1000000.0 + static_cast<double>(b.tv_usec - a.tv_usec);
+    };
+    double cpu_ms = (us(ru0.ru_utime, ru1.ru_utime) + us(ru0.ru_stime, ru1.ru_stime)) / 1000.0;
+    double wall_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall0).count();
+    fmt::print(stderr,
+               "strobe: timings: symbolization of {} locations in {} modules: {:.1f} ms CPU, "
+               "{:.1f} ms wall\n",
+               profile.locations().size(), profile.modules().size(), cpu_ms, wall_ms);
+  }
 
   bool moved = keepOld(a.output);
   if (auto st = store::writeProfile(profile, a.output); !st) {

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -24,6 +23,16 @@ struct LineRange {
   uint32_t line = 0;
   uint32_t file = kNoFile;  // index into Unit::files
   uint32_t discriminator = 0;
+};
+
+// One row of a unit's line program, in program order `order`.
+struct LineRow {
+  uint64_t addr;
+  uint32_t order;
+  uint32_t line;
+  uint32_t file;
+  uint32_t discriminator;
+  bool end;
 };
 
 // A subprogram or inlined subroutine with code.
@@ -98,6 +107,9 @@ struct DwarfIndex::Impl {
   std::vector<uint64_t> function_dies;  // by dense id
   std::vector<bool> resolved;           // by dense id
   std::unordered_set<std::string> strings;
+  // Scratch reused across units: a fresh large vector per unit costs page
+  // faults (malloc maps and unmaps it) more than the rows cost to write.
+  std::vector<LineRow> row_scratch;
 
   ~Impl() {
     if (dwarf != nullptr) ::dwarf_end(dwarf);
@@ -183,25 +195,18 @@ struct DwarfIndex::Impl {
     return u;
   }
 
-  static void buildLines(Dwarf_Die* cudie, Dwarf_Files* unit_files, Unit& u) {
+  void buildLines(Dwarf_Die* cudie, Dwarf_Files* unit_files, Unit& u) {
     Dwarf_Lines* lines = nullptr;
     size_t n = 0;
     if (::dwarf_getsrclines(cudie, &lines, &n) != 0) return;
-    struct Row {
-      uint64_t addr;
-      uint32_t order;
-      uint32_t line;
-      uint32_t file;
-      uint32_t discriminator;
-      bool end;
-    };
-    std::vector<Row> rows;
+    std::vector<LineRow>& rows = row_scratch;
+    rows.clear();
     rows.reserve(n);
     for (size_t i = 0; i < n; ++i) {
       Dwarf_Line* l = ::dwarf_onesrcline(lines, i);
       Dwarf_Addr addr = 0;
       if (l == nullptr || ::dwarf_lineaddr(l, &addr) != 0) continue;
-      Row r{addr, static_cast<uint32_t>(i), 0, kNoFile, 0, false};
+      LineRow r{addr, static_cast<uint32_t>(i), 0, kNoFile, 0, false};
       int line = 0;
       if (::dwarf_lineno(l, &line) == 0 && line > 0) r.line = static_cast<uint32_t>(line);
       ::dwarf_lineendsequence(l, &r.end);
@@ -214,14 +219,17 @@ struct DwarfIndex::Impl {
       }
       rows.push_back(r);
     }
-    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    // libdw hands the rows sorted by address already; sort only when not.
+    auto before = [](const LineRow& a, const LineRow& b) {
       return a.addr != b.addr ? a.addr < b.addr : a.order < b.order;
-    });
+    };
+    if (!std::is_sorted(rows.begin(), rows.end(), before))
+      std::sort(rows.begin(), rows.end(), before);
     // Per address, the last row that does not end a sequence covers up to
     // the next address; an address with only sequence ends starts a gap.
     for (size_t i = 0; i < rows.size();) {
       size_t j = i;
-      const Row* pick = nullptr;
+      const LineRow* pick = nullptr;
       for (; j < rows.size() && rows[j].addr == rows[i].addr; ++j) {
         if (!rows[j].end) pick = &rows[j];
       }
@@ -244,19 +252,104 @@ struct DwarfIndex::Impl {
     walk(cudie, -1, 0, u, [&](uint64_t lo, uint64_t hi, int32_t scope) {
       ranges.push_back(Range{lo, hi, scope});
     });
-    std::map<uint64_t, int32_t> paint;  // segment start -> scope
+    // A later range paints over earlier ones: at each boundary the owner is
+    // the latest range that covers it (a heap of started ranges by DIE
+    // order; ranges that ended leave it when they reach the top).
+    std::vector<uint64_t> bounds;
+    bounds.reserve(ranges.size() * 2);
     for (const Range& r : ranges) {
-      auto after = paint.upper_bound(r.hi);
-      int32_t tail = after == paint.begin() ? -1 : std::prev(after)->second;
-      auto first = paint.lower_bound(r.lo);
-      auto last = paint.lower_bound(r.hi);
-      bool hi_exists = last != paint.end() && last->first == r.hi;
-      paint.erase(first, last);
-      paint[r.lo] = r.scope;
-      if (!hi_exists) paint[r.hi] = tail;
+      bounds.push_back(r.lo);
+      bounds.push_back(r.hi);
     }
-    u.segments.reserve(paint.size());
-    for (const auto& [lo, scope] : paint) u.segments.push_back(Segment{lo, scope});
+    std::sort(bounds.begin(), bounds.end());
+    bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+    std::vector<uint32_t> by_lo(ranges.size());
+    for (uint32_t i = 0; i < by_lo.size(); ++i) by_lo[i] = i;
+    std::stable_sort(by_lo.begin(), by_lo.end(),
+                     [&](uint32_t a, uint32_t b) { return ranges[a].lo < ranges[b].lo; });
+    std::vector<uint32_t> heap;  // max-heap of range indexes
+    size_t next = 0;
+    int32_t owner = -1;
+    for (uint64_t b : bounds) {
+      for (; next < by_lo.size() && ranges[by_lo[next]].lo <= b; ++next) {
+        heap.push_back(by_lo[next]);
+        std::push_heap(heap.begin(), heap.end());
+      }
+      while (!heap.empty() && ranges[heap.front()].hi <= b) {
+        std::pop_heap(heap.begin(), heap.end());
+        heap.pop_back();
+      }
+      int32_t now = heap.empty() ? -1 : ranges[heap.front()].scope;
+      if (now != owner) {
+        u.segments.push_back(Segment{b, now});
+        owner = now;
+      }
+    }
+  }
+
+  // The attributes walk() reads from a function scope's DIE (the first of
+  // each, as dwarf_attr finds it).
+  struct ScopeAttrs {
+    enum { kLowPc, kHighPc, kRanges, kCallFile, kCallLine, kCount };
+    Dwarf_Attribute attr[kCount] = {};
+    bool has[kCount] = {};
+  };
+
+  static int collectScopeAttr(Dwarf_Attribute* attr, void* arg) {
+    auto* c = static_cast<ScopeAttrs*>(arg);
+    int slot = -1;
+    switch (::dwarf_whatattr(attr)) {
+      case DW_AT_low_pc:
+        slot = ScopeAttrs::kLowPc;
+        break;
+      case DW_AT_high_pc:
+        slot = ScopeAttrs::kHighPc;
+        break;
+      case DW_AT_ranges:
+        slot = ScopeAttrs::kRanges;
+        break;
+      case DW_AT_call_file:
+        slot = ScopeAttrs::kCallFile;
+        break;
+      case DW_AT_call_line:
+        slot = ScopeAttrs::kCallLine;
+        break;
+      default:
+        break;
+    }
+    if (slot >= 0 && !c->has[slot]) {
+      c->attr[slot] = *attr;
+      c->has[slot] = true;
+    }
+    return DWARF_CB_OK;
+  }
+
+  // [low_pc, high_pc) as dwarf_lowpc / dwarf_highpc read them (high_pc an
+  // address or an offset from low_pc); nullopt in every other case, which
+  // dwarf_ranges then handles (DW_AT_ranges, unusual forms, errors).
+  static std::optional<std::pair<uint64_t, uint64_t>> lowHigh(ScopeAttrs& at) {
+    if (!at.has[ScopeAttrs::kLowPc] || !at.has[ScopeAttrs::kHighPc]) return std::nullopt;
+    Dwarf_Addr lo = 0;
+    if (::dwarf_formaddr(&at.attr[ScopeAttrs::kLowPc], &lo) != 0) return std::nullopt;
+    Dwarf_Attribute& high = at.attr[ScopeAttrs::kHighPc];
+    switch (::dwarf_whatform(&high)) {
+      case DW_FORM_addr: {
+        Dwarf_Addr hi = 0;
+        if (::dwarf_formaddr(&high, &hi) != 0) return std::nullopt;
+        return std::make_pair(lo, hi);
+      }
+      case DW_FORM_data1:
+      case DW_FORM_data2:
+      case DW_FORM_data4:
+      case DW_FORM_data8:
+      case DW_FORM_udata: {
+        Dwarf_Word len = 0;
+        if (::dwarf_formudata(&high, &len) != 0) return std::nullopt;
+        return std::make_pair(lo, lo + len);
+      }
+      default:
+        return std::nullopt;
+    }
   }
 
   template <typename Emit>
@@ -270,43 +363,50 @@ struct DwarfIndex::Impl {
         case DW_TAG_subprogram:
         case DW_TAG_inlined_subroutine:
         case DW_TAG_entry_point: {
-          // Declarations and abstract instances have neither: skip them
-          // without decoding their ranges.
-          if (::dwarf_hasattr(&child, DW_AT_low_pc) == 0 &&
-              ::dwarf_hasattr(&child, DW_AT_ranges) == 0) {
-            break;
-          }
-          Dwarf_Addr base = 0;
-          Dwarf_Addr lo = 0;
-          Dwarf_Addr hi = 0;
-          ptrdiff_t off = 0;
+          // One pass over the DIE's attributes. Declarations and abstract
+          // instances have neither low_pc nor ranges: skipped.
+          ScopeAttrs at;
+          if (::dwarf_getattrs(&child, collectScopeAttr, &at, 0) < 0) break;
+          if (!at.has[ScopeAttrs::kLowPc] && !at.has[ScopeAttrs::kRanges]) break;
           int32_t scope = -1;
-          while ((off = ::dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
-            if (lo >= hi) continue;
+          std::optional<uint64_t> first_lo;  // FunctionInfo::low_pc, even of an empty range
+          auto add = [&](uint64_t lo, uint64_t hi) {
+            if (!first_lo) first_lo = lo;
+            if (lo >= hi) return;
             if (scope < 0) {
               scope = static_cast<int32_t>(u.scopes.size());
               Scope s;
               s.die = ::dwarf_dieoffset(&child);
               s.id = static_cast<uint32_t>(function_dies.size());
               function_dies.push_back(s.die);
-              functions.emplace_back();
+              functions.emplace_back().low_pc = *first_lo;
               resolved.push_back(false);
               s.parent = parent_scope;
               s.inlined = tag == DW_TAG_inlined_subroutine;
               if (s.inlined) {
-                Dwarf_Attribute attr;
                 Dwarf_Word v = 0;
-                if (::dwarf_formudata(::dwarf_attr(&child, DW_AT_call_file, &attr), &v) == 0 &&
+                if (at.has[ScopeAttrs::kCallFile] &&
+                    ::dwarf_formudata(&at.attr[ScopeAttrs::kCallFile], &v) == 0 &&
                     v < u.files.size()) {
                   s.call_file = static_cast<uint32_t>(v);
                 }
-                if (::dwarf_formudata(::dwarf_attr(&child, DW_AT_call_line, &attr), &v) == 0) {
+                if (at.has[ScopeAttrs::kCallLine] &&
+                    ::dwarf_formudata(&at.attr[ScopeAttrs::kCallLine], &v) == 0) {
                   s.call_line = static_cast<uint32_t>(v);
                 }
               }
               u.scopes.push_back(s);
             }
             emit(lo, hi, scope);
+          };
+          if (std::optional<std::pair<uint64_t, uint64_t>> pc = lowHigh(at)) {
+            add(pc->first, pc->second);  // what dwarf_ranges gives for low/high_pc
+          } else {
+            Dwarf_Addr base = 0;
+            Dwarf_Addr lo = 0;
+            Dwarf_Addr hi = 0;
+            ptrdiff_t off = 0;
+            while ((off = ::dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) add(lo, hi);
           }
           // Without code (declarations, abstract instances) nothing below has any.
           if (scope >= 0 && ::dwarf_haschildren(&child) > 0) {
@@ -385,6 +485,93 @@ struct DwarfIndex::Impl {
     return true;
   }
 
+  // The attributes function() reads, each from the first DIE that has it
+  // along the DW_AT_abstract_origin / DW_AT_specification chain, as
+  // dwarf_attr_integrate finds them, but with one pass over each DIE's
+  // attributes instead of one per attribute and per DIE.
+  struct ChainAttrs {
+    enum { kLinkage, kMipsLinkage, kName, kDeclFile, kDeclLine, kCount };
+    Dwarf_Attribute attr[kCount] = {};
+    bool has[kCount] = {};
+    Dwarf_Attribute origin = {};
+    Dwarf_Attribute specification = {};
+    bool has_origin = false;
+    bool has_specification = false;
+  };
+
+  static int collectAttr(Dwarf_Attribute* attr, void* arg) {
+    auto* c = static_cast<ChainAttrs*>(arg);
+    int slot = -1;
+    switch (::dwarf_whatattr(attr)) {
+      case DW_AT_linkage_name:
+        slot = ChainAttrs::kLinkage;
+        break;
+      case DW_AT_MIPS_linkage_name:
+        slot = ChainAttrs::kMipsLinkage;
+        break;
+      case DW_AT_name:
+        slot = ChainAttrs::kName;
+        break;
+      case DW_AT_decl_file:
+        slot = ChainAttrs::kDeclFile;
+        break;
+      case DW_AT_decl_line:
+        slot = ChainAttrs::kDeclLine;
+        break;
+      case DW_AT_abstract_origin:
+        if (!c->has_origin) c->origin = *attr;
+        c->has_origin = true;
+        break;
+      case DW_AT_specification:
+        if (!c->has_specification) c->specification = *attr;
+        c->has_specification = true;
+        break;
+      default:
+        break;
+    }
+    if (slot >= 0 && !c->has[slot]) {
+      c->attr[slot] = *attr;
+      c->has[slot] = true;
+    }
+    return DWARF_CB_OK;
+  }
+
+  static ChainAttrs chainAttrs(Dwarf_Die* start) {
+    ChainAttrs c;
+    Dwarf_Die mem;
+    Dwarf_Die* die = start;
+    int chain = 16;  // as dwarf_attr_integrate
+    do {
+      c.has_origin = false;
+      c.has_specification = false;
+      if (::dwarf_getattrs(die, collectAttr, &c, 0) < 0) break;
+      Dwarf_Attribute* next = c.has_origin          ? &c.origin
+                              : c.has_specification ? &c.specification
+                                                    : nullptr;
+      if (next == nullptr) break;
+      die = ::dwarf_formref_die(next, &mem);
+    } while (die != nullptr && chain-- != 0);
+    return c;
+  }
+
+  // dwarf_decl_file for the attribute found: the file index is in the line
+  // table of the unit the attribute came from.
+  static const char* declFile(ChainAttrs& a) {
+    if (!a.has[ChainAttrs::kDeclFile]) return nullptr;
+    Dwarf_Attribute& attr = a.attr[ChainAttrs::kDeclFile];
+    Dwarf_Word idx = 0;
+    if (::dwarf_formudata(&attr, &idx) != 0 || attr.cu == nullptr) return nullptr;
+    Dwarf_Die cudie;
+    if (::dwarf_cu_die(attr.cu, &cudie, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr) ==
+        nullptr) {
+      return nullptr;
+    }
+    Dwarf_Files* files = nullptr;
+    size_t nfiles = 0;
+    if (::dwarf_getsrcfiles(&cudie, &files, &nfiles) != 0 || idx >= nfiles) return nullptr;
+    return ::dwarf_filesrc(files, idx, nullptr, nullptr);
+  }
+
   const FunctionInfo& function(uint32_t id) {
     static const FunctionInfo kUnknown;
     if (id >= functions.size()) return kUnknown;
@@ -393,33 +580,40 @@ struct DwarfIndex::Impl {
     resolved[id] = true;
     Dwarf_Die die;
     if (::dwarf_offdie(dwarf, function_dies[id], &die) == nullptr) return info;
-    const char* linkage = attrString(&die, DW_AT_linkage_name);
-    if (linkage == nullptr) linkage = attrString(&die, DW_AT_MIPS_linkage_name);
+    ChainAttrs a = chainAttrs(&die);
+    const char* linkage =
+        a.has[ChainAttrs::kLinkage] ? ::dwarf_formstring(&a.attr[ChainAttrs::kLinkage]) : nullptr;
+    if (linkage == nullptr && a.has[ChainAttrs::kMipsLinkage]) {
+      linkage = ::dwarf_formstring(&a.attr[ChainAttrs::kMipsLinkage]);
+    }
     if (linkage != nullptr) info.linkage_name = intern(linkage);
-    if (const char* name = attrString(&die, DW_AT_name); name != nullptr) info.name = intern(name);
+    if (a.has[ChainAttrs::kName]) {
+      if (const char* name = ::dwarf_formstring(&a.attr[ChainAttrs::kName]); name != nullptr) {
+        info.name = intern(name);
+      }
+    }
     Dwarf_Die cudie;
     bool have_cu = ::dwarf_diecu(&die, &cudie, nullptr, nullptr) != nullptr;
     if (have_cu) info.unmangled_language = unmangledLanguage(::dwarf_srclang(&cudie));
-    int line = 0;
-    const char* file = ::dwarf_decl_file(&die);
-    if (file != nullptr && ::dwarf_decl_line(&die, &line) == 0 && line > 0) {
+    const char* file = declFile(a);
+    Dwarf_Word line = 0;
+    if (file != nullptr && a.has[ChainAttrs::kDeclLine] &&
+        ::dwarf_formudata(&a.attr[ChainAttrs::kDeclLine], &line) == 0 && line > 0 &&
+        line <= INT32_MAX) {
       std::string path = have_cu ? absolute(&cudie, file) : file;
       info.decl_file = intern(std::move(path));
       info.decl_line = static_cast<uint32_t>(line);
     }
-    Dwarf_Addr base = 0;
-    Dwarf_Addr lo = 0;
-    Dwarf_Addr hi = 0;
-    if (::dwarf_ranges(&die, 0, &base, &lo, &hi) > 0) info.low_pc = lo;
-    return info;
+    return info;  // low_pc: set by walk(), from the same ranges
   }
 };
 
 DwarfIndex::DwarfIndex(const ElfFile& elf) : DwarfIndex(elf.elf()) {}
 
 DwarfIndex::DwarfIndex(Elf* elf) : impl_(std::make_unique<Impl>()) {
+  if (elf == nullptr) return;
   // A file without DWARF makes dwarf_begin_elf fail; that only means "no lines".
-  if (elf != nullptr) impl_->dwarf = ::dwarf_begin_elf(elf, DWARF_C_READ, nullptr);
+  impl_->dwarf = ::dwarf_begin_elf(elf, DWARF_C_READ, nullptr);
 }
 DwarfIndex::DwarfIndex(DwarfIndex&&) noexcept = default;
 DwarfIndex& DwarfIndex::operator=(DwarfIndex&&) noexcept = default;

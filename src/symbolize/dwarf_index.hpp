@@ -16,6 +16,9 @@
 // Owns: the Dwarf handle (dwarf_end on destruction), the unit indexes and the
 // interned strings that FunctionInfo and Frame views point into.
 // Borrows: the ElfFile's Elf*; a DwarfIndex must not outlive that ElfFile.
+// The constructor marks compressed sections it never reads (location lists,
+// macros) SHT_NOBITS in that Elf's in-memory headers so libdw does not
+// inflate them; the file is untouched.
 // A file without debug information is not an error: lookups find nothing and
 // hasDebugInfo() is false. Malformed DWARF yields fewer frames, never a crash.
 // File names are as the line table gives them, made absolute with the unit's

@@ -1,8 +1,10 @@
 #include "symbolize/symbolizer.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <optional>
+#include <thread>
 
 #include "model/module_path.hpp"
 #include "symbolize/debug_file.hpp"
@@ -50,18 +52,6 @@ struct Symbolizer::ModuleSymbols {
   std::unique_ptr<ElfFile> debug;  // the separate debug file, when used
   SymbolTable symbols;
   std::unique_ptr<DwarfIndex> dwarf;
-  std::vector<Frame> frames;      // scratch
-  std::vector<NamedFrame> named;  // scratch
-
-  // The lines of the location at `pc`, innermost first.
-  void resolve(model::Profile& p, Svma pc, std::vector<model::Line>& out) {
-    named.clear();
-    nameFrames(*dwarf, symbols, pc, frames, named);
-    for (const NamedFrame& f : named) {
-      model::FunctionId fid = p.internFunction(f.name, f.system_name, f.file, f.decl_line);
-      out.push_back(model::Line{fid, f.line});
-    }
-  }
 };
 
 Symbolizer::Symbolizer(SymbolizerOptions options) : options_(std::move(options)) {}
@@ -71,26 +61,14 @@ std::string_view Symbolizer::buildIdOf(model::ModuleId id) const {
   return id < build_ids_.size() ? std::string_view(build_ids_[id]) : std::string_view();
 }
 
-Symbolizer::ModuleSymbols* Symbolizer::moduleFor(const model::Profile& profile,
-                                                 model::ModuleId id) {
-  const model::Module& mod = profile.modules()[id];
-  const std::string& path = profile.str(mod.path);
-  const std::string& recorded = profile.str(mod.build_id);
-  std::string key = path;
-  key.push_back('\0');
-  key += recorded;
-  auto [it, inserted] = cache_.try_emplace(std::move(key));
-  if (!inserted) return it->second.get();
-  std::string kept = options_.kept_copy ? options_.kept_copy(path, recorded) : std::string();
-  if (!model::isFileBacked(path) && kept.empty()) return nullptr;
-
-  auto skip = [&](const std::string& why) -> ModuleSymbols* {
-    warnings_.push_back("cannot symbolize " + path + ": " + why);
-    return nullptr;
-  };
+std::string Symbolizer::openModule(const std::string& path, const std::string& recorded,
+                                   std::unique_ptr<ModuleSymbols>& out) const {
+  auto skip = [&](const std::string& why) { return "cannot symbolize " + path + ": " + why; };
   auto matches = [&](const ElfFile& f) { return recorded.empty() || f.buildId() == recorded; };
   // The path first; the recorder's kept copy when the path is gone, changed
   // or not a file.
+  std::string kept = keptCopy(path, recorded);
+  std::string notice;
   Result<ElfFile> file = makeError("not a file", {}, ErrorKind::kNotFound);
   const bool deleted = endsWith(path, " (deleted)");
   if (model::isFileBacked(path) && !deleted) file = ElfFile::open(path);
@@ -98,9 +76,9 @@ Symbolizer::ModuleSymbols* Symbolizer::moduleFor(const model::Profile& profile,
     auto copy = ElfFile::open(kept, path);
     if (copy && matches(*copy)) {
       if (model::isFileBacked(path)) {
-        warnings_.push_back(path +
-                            " was deleted or replaced during the run: named from the copy "
-                            "strobe kept open while it ran");
+        notice = path +
+                 " was deleted or replaced during the run: named from the copy strobe kept open "
+                 "while it ran";
       }
       file = std::move(copy);
     }
@@ -112,11 +90,13 @@ Symbolizer::ModuleSymbols* Symbolizer::moduleFor(const model::Profile& profile,
                 (file->buildId().empty() ? std::string("none") : file->buildId()) + ", recorded " +
                 recorded + ")");
   }
-  it->second = std::make_unique<ModuleSymbols>(std::move(file).value(), options_.debug_roots);
-  if (!it->second->problem.empty()) {
-    warnings_.push_back(it->second->problem);
-  }
-  return it->second.get();
+  out = std::make_unique<ModuleSymbols>(std::move(file).value(), options_.debug_roots);
+  if (notice.empty()) return out->problem;
+  return out->problem.empty() ? notice : notice + "\n" + out->problem;
+}
+
+std::string Symbolizer::keptCopy(const std::string& path, const std::string& build_id) const {
+  return options_.kept_copy ? options_.kept_copy(path, build_id) : std::string();
 }
 
 std::vector<PerfMap> Symbolizer::loadPerfMaps(const model::Profile& profile) const {
@@ -165,18 +145,132 @@ void Symbolizer::symbolizeKernel(model::Profile& profile, model::Location& loc) 
   loc.lines.push_back(model::Line{fid, 0});
 }
 
+namespace {
+
+// One frame of a resolved location, before it is interned. Views point into
+// the module's DwarfIndex / SymbolTable, which outlive the interning.
+struct PlainFrame {
+  std::string name;
+  std::string_view system_name;
+  std::string_view file;
+  uint32_t line = 0;
+  uint32_t decl_line = 0;
+};
+
+}  // namespace
+
+// The locations of one opened-or-to-open module file (one cache slot), and
+// what a worker found for them: frames[ends[i-1]..ends[i]) belong to locs[i].
+struct Symbolizer::ModuleJob {
+  model::ModuleId first_module = 0;  // the module id that opens the file
+  std::unique_ptr<ModuleSymbols>* slot = nullptr;
+  bool open = false;  // the slot is new: open the file in the worker
+  std::vector<model::LocationId> locs;
+  std::vector<uint64_t> offsets;
+  std::vector<uint32_t> ends;
+  std::vector<PlainFrame> frames;
+  std::string warning;  // from opening the file
+  bool warned = false;
+};
+
+void Symbolizer::runJob(ModuleJob& job, const std::string& path, const std::string& recorded) {
+  if (job.open) {
+    std::unique_ptr<ModuleSymbols> m;
+    job.warning = openModule(path, recorded, m);
+    *job.slot = std::move(m);
+  }
+  ModuleSymbols* m = job.slot->get();
+  job.ends.assign(job.locs.size(), 0);
+  if (m == nullptr) return;
+  std::vector<Frame> scratch;
+  std::vector<NamedFrame> named;
+  for (size_t i = 0; i < job.locs.size(); ++i) {
+    if (std::optional<Svma> pc = m->elf.fileOffsetToSvma(FileOffset(job.offsets[i]))) {
+      named.clear();
+      nameFrames(*m->dwarf, m->symbols, *pc, scratch, named);
+      for (NamedFrame& f : named) {
+        job.frames.push_back(
+            PlainFrame{std::move(f.name), f.system_name, f.file, f.line, f.decl_line});
+      }
+    }
+    job.ends[i] = static_cast<uint32_t>(job.frames.size());
+  }
+}
+
 Status Symbolizer::symbolize(model::Profile& profile) {
   warnings_.clear();
   const std::vector<model::Module>& modules = profile.modules();
   build_ids_.assign(modules.size(), std::string());
   for (size_t i = 0; i < modules.size(); ++i) build_ids_[i] = profile.str(modules[i].build_id);
 
-  // Per call, resolve each module id once.
-  std::vector<ModuleSymbols*> resolved(modules.size(), nullptr);
-  std::vector<bool> looked_up(modules.size(), false);
-  size_t bad_modules = 0;
+  // Pass 1 (this thread): group the file locations by module file.
+  std::vector<int32_t> job_of_module(modules.size(), -2);  // -2: not seen, -1: no file
+  std::vector<ModuleJob> jobs;
+  std::unordered_map<std::string, int32_t> job_of_key;
+  std::vector<int32_t> job_of_loc(profile.locations().size(), -1);
+  std::vector<uint32_t> index_in_job(profile.locations().size(), 0);
+  for (size_t li = 0; li < profile.locations().size(); ++li) {
+    const model::Location& loc = profile.locations()[li];
+    if (!loc.lines.empty() || loc.module == model::kNone || loc.module >= modules.size()) continue;
+    int32_t& j = job_of_module[loc.module];
+    if (j == -2) {
+      j = -1;
+      const std::string& path = profile.str(modules[loc.module].path);
+      const std::string& build_id = profile.str(modules[loc.module].build_id);
+      if (path != kKernelModule &&
+          (model::isFileBacked(path) || !keptCopy(path, build_id).empty())) {
+        std::string key = path;
+        key.push_back('\0');
+        key += profile.str(modules[loc.module].build_id);
+        auto [kit, fresh_key] = job_of_key.try_emplace(key, static_cast<int32_t>(jobs.size()));
+        if (fresh_key) {
+          auto [cit, inserted] = cache_.try_emplace(std::move(key));
+          ModuleJob job;
+          job.first_module = loc.module;
+          job.slot = &cit->second;
+          job.open = inserted;
+          jobs.push_back(std::move(job));
+        }
+        j = kit->second;
+      }
+    }
+    if (j < 0) continue;
+    ModuleJob& job = jobs[j];
+    job_of_loc[li] = j;
+    index_in_job[li] = static_cast<uint32_t>(job.locs.size());
+    job.locs.push_back(static_cast<model::LocationId>(li));
+    job.offsets.push_back(loc.offset);
+  }
 
-  // JIT code: anonymous executable memory named by /tmp/perf-PID.map.
+  // Pass 2 (workers): open the files and resolve the locations, one module
+  // file per worker at a time; nothing here touches the Profile.
+  std::vector<std::pair<std::string, std::string>> job_files;
+  job_files.reserve(jobs.size());
+  for (const ModuleJob& job : jobs) {
+    const model::Module& mod = modules[job.first_module];
+    job_files.emplace_back(profile.str(mod.path), profile.str(mod.build_id));
+  }
+  // Biggest first, so one large module does not start last.
+  std::vector<size_t> order(jobs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return jobs[a].locs.size() > jobs[b].locs.size(); });
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t k; (k = next.fetch_add(1)) < order.size();) {
+      size_t i = order[k];
+      runJob(jobs[i], job_files[i].first, job_files[i].second);
+    }
+  };
+  size_t threads = options_.threads != 0 ? options_.threads : std::thread::hardware_concurrency();
+  threads = std::max<size_t>(1, std::min(threads, jobs.size()));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+
+  // Pass 3 (this thread): intern in location order, as a serial run would.
+  size_t bad_modules = 0;
   std::vector<PerfMap> jit_maps;
   bool jit_loaded = false;
   auto jitName = [&](uint64_t address) -> std::optional<std::string_view> {
@@ -189,8 +283,9 @@ Status Symbolizer::symbolize(model::Profile& profile) {
     }
     return std::nullopt;
   };
-
-  for (model::Location& loc : profile.mutableLocations()) {
+  std::vector<model::Location>& locations = profile.mutableLocations();
+  for (size_t li = 0; li < locations.size(); ++li) {
+    model::Location& loc = locations[li];
     if (!loc.lines.empty()) continue;
     if (loc.module != model::kNone && loc.module >= modules.size()) {
       ++bad_modules;
@@ -200,32 +295,38 @@ Status Symbolizer::symbolize(model::Profile& profile) {
       symbolizeKernel(profile, loc);
       continue;
     }
-    ModuleSymbols* m = nullptr;
-    if (loc.module != model::kNone) {
-      ModuleSymbols*& slot = resolved[loc.module];
-      if (!looked_up[loc.module]) {
-        looked_up[loc.module] = true;
-        slot = moduleFor(profile, loc.module);
-        if (slot != nullptr && build_ids_[loc.module].empty()) {
-          build_ids_[loc.module] = slot->elf.buildId();
-        }
-      }
-      m = slot;
-    }
     // Not a file ("//anon", memfd, ...) and no copy of one: JIT code, maybe.
-    if (m == nullptr && (loc.module == model::kNone ||
-                         !model::isFileBacked(profile.str(modules[loc.module].path)))) {
-      if (auto name = jitName(loc.address)) {
-        model::FunctionId fid = profile.internFunction(demangle(*name), *name, "", 0);
-        loc.lines.push_back(model::Line{fid, 0});
+    if (job_of_loc[li] < 0) {
+      if (loc.module == model::kNone ||
+          !model::isFileBacked(profile.str(modules[loc.module].path))) {
+        if (auto name = jitName(loc.address)) {
+          model::FunctionId fid = profile.internFunction(demangle(*name), *name, "", 0);
+          loc.lines.push_back(model::Line{fid, 0});
+        }
       }
       continue;
     }
+    ModuleJob& job = jobs[job_of_loc[li]];
+    ModuleSymbols* m = job.slot->get();
+    if (!job.warned) {
+      job.warned = true;
+      // One line each: opening a kept copy adds a notice before any problem.
+      for (size_t at = 0; at < job.warning.size();) {
+        size_t nl = job.warning.find('\n', at);
+        if (nl == std::string::npos) nl = job.warning.size();
+        warnings_.push_back(job.warning.substr(at, nl - at));
+        at = nl + 1;
+      }
+    }
     if (m == nullptr) continue;
-
-    std::optional<Svma> pc = m->elf.fileOffsetToSvma(FileOffset(loc.offset));
-    if (!pc) continue;
-    m->resolve(profile, *pc, loc.lines);
+    if (build_ids_[loc.module].empty()) build_ids_[loc.module] = m->elf.buildId();
+    uint32_t i = index_in_job[li];
+    for (uint32_t f = i == 0 ? 0 : job.ends[i - 1]; f < job.ends[i]; ++f) {
+      const PlainFrame& pf = job.frames[f];
+      model::FunctionId fid =
+          profile.internFunction(pf.name, pf.system_name, pf.file, pf.decl_line);
+      loc.lines.push_back(model::Line{fid, pf.line});
+    }
   }
 
   if (bad_modules > 0) {

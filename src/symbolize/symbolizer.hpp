@@ -21,9 +21,13 @@
 //
 // Owns: the cache of opened modules (an fd, a read-only mapping, symbols and
 // DWARF state each) for its lifetime; it reads files, nothing else.
+// Modules are opened and resolved on up to `threads` threads at once (one
+// module file, with its own libelf/libdw handles, per thread at a time); the
+// results are interned into the Profile on the calling thread in location
+// order, so the Profile is the same as with one thread.
 // symbolize() may be called again on a growing Profile (live views): only
 // new, unsymbolized locations are looked up.
-// Thread safety: none; one thread uses a Symbolizer at a time.
+// Thread safety: none; one thread calls a Symbolizer at a time.
 #pragma once
 
 #include <functional>
@@ -50,6 +54,8 @@ struct SymbolizerOptions {
   // longer gives the recorded file (deleted or replaced during the run) or
   // is not a file at all ([vdso]); "" when there is none. Unset: no copies.
   std::function<std::string(const std::string& path, const std::string& build_id)> kept_copy;
+  // Threads that open and resolve modules at once; 0: one per CPU.
+  unsigned threads = 0;
 };
 
 class Symbolizer {
@@ -78,8 +84,18 @@ class Symbolizer {
 
  private:
   struct ModuleSymbols;
+  struct ModuleJob;
   std::vector<PerfMap> loadPerfMaps(const model::Profile& profile) const;
-  ModuleSymbols* moduleFor(const model::Profile& profile, model::ModuleId id);
+  // Opens the file of a module (or the recorder's kept copy of it) into
+  // `out`; returns warnings, one per line ("" when none; `out` stays empty
+  // when the file cannot be used). Any thread.
+  std::string openModule(const std::string& path, const std::string& recorded,
+                         std::unique_ptr<ModuleSymbols>& out) const;
+  // Opens (if new) and resolves one module file's locations. Any thread; a
+  // job's module is used by one thread only.
+  void runJob(ModuleJob& job, const std::string& path, const std::string& recorded);
+  // options_.kept_copy's answer, "" without one. Any thread.
+  std::string keptCopy(const std::string& path, const std::string& build_id) const;
   // Kernel frames (module "[kernel.kallsyms]", offset == address): named
   // from /proc/kallsyms, or "[kernel]" with one warning when it hides addresses.
   void symbolizeKernel(model::Profile& profile, model::Location& loc);

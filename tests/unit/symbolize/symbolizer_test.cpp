@@ -253,6 +253,64 @@ TEST(SymbolizerTest, UnknownModuleIdsAreReported) {
   EXPECT_FALSE(p.locations()[good].lines.empty());  // the others are still done
 }
 
+// Modules are resolved on several threads, then interned in location order:
+// the Profile (strings, functions, lines), the warnings and the build-ids are
+// the same as with one thread. Locations of five files (one under two module
+// ids), a missing file, a pseudo module and a kernel-less profile are
+// interleaved; a second call adds locations (a live view).
+TEST(SymbolizerTest, ThreadsGiveTheSameProfileAsOne) {
+  const std::vector<std::string> files = {SYMFIX_PIE, SYMFIX_LIB, SYMFIX_NOPIE, SYMFIX_LIB_STRIPPED,
+                                          SYMFIX_PIE_NOARANGES};
+  auto build = [&](Profile& p, uint64_t from, uint64_t to) {
+    std::vector<model::ModuleId> ids;
+    for (const std::string& f : files) ids.push_back(p.internModule(f, ""));
+    ids.push_back(p.internModule(files[0] + "", "x"));  // same file, other build-id: a warning
+    ids.push_back(p.internModule("/nonexistent/libgone.so", ""));
+    ids.push_back(p.internModule("[vdso]", ""));
+    for (uint64_t off = from; off < to; off += 5) {
+      for (model::ModuleId m : ids) p.internLocation(m, off, 0x7f0000000000ULL + off);
+    }
+  };
+  auto dump = [](const Profile& p, const Symbolizer& s) {
+    std::string out;
+    for (const std::string& w : s.warnings()) out += "W " + w + "\n";
+    for (size_t i = 0; i < p.modules().size(); ++i) {
+      out += "B " + std::string(s.buildIdOf(static_cast<model::ModuleId>(i))) + "\n";
+    }
+    for (const model::Function& f : p.functions()) {
+      out += "F " + p.str(f.name) + "|" + p.str(f.system_name) + "|" + p.str(f.file) + "|" +
+             std::to_string(f.start_line) + "\n";
+    }
+    for (const model::Location& loc : p.locations()) {
+      out += "L";
+      for (const model::Line& l : loc.lines) {
+        out += " " + std::to_string(l.function) + ":" + std::to_string(l.line);
+      }
+      out += "\n";
+    }
+    return out;
+  };
+  Profile one;
+  Profile many;
+  SymbolizerOptions serial;
+  serial.threads = 1;
+  SymbolizerOptions parallel;
+  parallel.threads = 4;
+  Symbolizer s1(serial);
+  Symbolizer s4(parallel);
+  size_t resolved = 0;
+  for (auto [from, to] : {std::pair<uint64_t, uint64_t>{0, 0x3000}, {0x3000, 0x6000}}) {
+    build(one, from, to);
+    build(many, from, to);
+    ASSERT_TRUE(s1.symbolize(one).ok());
+    ASSERT_TRUE(s4.symbolize(many).ok());
+    EXPECT_EQ(dump(one, s1), dump(many, s4));
+  }
+  for (const model::Location& loc : many.locations()) resolved += loc.lines.empty() ? 0 : 1;
+  EXPECT_GT(resolved, 100U);
+  EXPECT_GT(many.functions().size(), 10U);
+}
+
 }  // namespace
 }  // namespace strobe::symbolize
 
