@@ -83,8 +83,12 @@ class RowView {
         return "a real number";
       case SQLITE_BLOB:
         return "a blob";
-      default:
-        return "'" + printable(text(col)) + "'";  // TEXT
+      default: {  // TEXT; appended, not "'" + ...: gcc 12 -O3 warns (-Wrestrict) on that
+        std::string quoted(1, '\'');
+        quoted += printable(text(col));
+        quoted += '\'';
+        return quoted;
+      }
     }
   }
 
