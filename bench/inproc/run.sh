@@ -64,7 +64,7 @@ for hz in 99 999; do
     done | median)
     per=$(for ((i = 1; i <= rounds; i++)); do
       awk -v s="$(cat "$out/$p.samples.$i")" -v c="$(cpu_of "$out/$p.$i")" -v b="$base" \
-        'BEGIN { printf "%.1f\n", s > 0 ? (c - b) / s / 1e3 : 0 }'
+        'BEGIN { printf "%.1f\n", (s > 0 ? (c - b) / s / 1e3 : 0) }'
     done | median)
     asked=$hz
     case $p in
