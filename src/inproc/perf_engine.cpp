@@ -26,16 +26,16 @@
 namespace strobe::inproc {
 namespace {
 
-// Data pages per thread ring: 64 KiB above 250 Hz, 32 KiB otherwise (a
-// half ring holds ~180 ms of 999 Hz samples of 20 frames). When
-// kernel.perf_event_mlock_kb and RLIMIT_MEMLOCK refuse that much, smaller
-// rings (down to 4 KiB) still sample the thread: the watermark wakes the
-// drain thread at half of whatever ring the thread got.
-size_t ringPages(uint32_t frequency) {
-  return frequency > 250 ? 16 : 8;
-}
-// Without epoll (never expected): drain on a timer, as often as the
-// smallest ring needs at the requested rate.
+// Data pages per thread ring (32 KiB: a half ring holds ~90 ms of 999 Hz
+// samples of 20 frames). Unprivileged, rings come out of a small budget
+// (kernel.perf_event_mlock_kb per CPU for the user, then RLIMIT_MEMLOCK):
+// larger rings would leave more threads unsampled in big programs. When
+// the budget refuses, smaller rings (down to 4 KiB) still sample the
+// thread: the watermark wakes the drain thread at half of whatever ring the
+// thread got.
+constexpr size_t kRingPages = 8;
+// Without epoll (never expected): drain on a timer, every 10 ms (a 4 KiB
+// ring still holds ~20 ms of 999 Hz samples of 20 frames).
 constexpr uint32_t kPollingMs = 10;
 // With epoll: the session still wakes this often to rescan threads.
 constexpr uint32_t kIdleMs = 100;
@@ -81,8 +81,8 @@ class PerfEngine final : public EngineWithThreads<PerfThread> {
     if (threads_.contains(tid)) return {};
     auto fd = perf::openEvent(attr_, tid, -1);
     if (!fd.ok()) return fd.takeError();
-    auto ring = perf::RingBuffer::map(fd->get(), ringPages(opt_.frequency));
-    for (size_t pages = ringPages(opt_.frequency) / 2;
+    auto ring = perf::RingBuffer::map(fd->get(), kRingPages);
+    for (size_t pages = kRingPages / 2;
          !ring.ok() && ring.error().kind == ErrorKind::kPermission && pages >= 1; pages /= 2) {
       ring = perf::RingBuffer::map(fd->get(), pages);
     }
