@@ -6,13 +6,20 @@
 // Threads: the session adds every thread it finds (start, pthread_create,
 // /proc/self/task rescans) with addThread() and removes those that exited
 // with removeThread(). stack_hi is the top of the thread's stack when known
-// (0 otherwise).
+// (0 otherwise). EngineWithThreads<T> keeps the per-thread table (tid -> T)
+// that both engines need; an engine says only how to retire one thread.
+// Draining: the session's drain thread sleeps until waitFd() is readable
+// (an engine whose buffers can announce that they filled up) or for
+// drainIntervalMs() at most, then calls drain().
 // Thread safety: the session calls an Engine under its own mutex only; the
-// engines add no locking of their own. The signal handler of TimerEngine
-// touches only its per-thread buffers (see timer_engine.hpp).
+// engines add no locking of their own, except that waitFd() is polled
+// without it (the descriptor lives as long as the engine). The signal
+// handler of TimerEngine touches only its per-thread buffers (see
+// timer_engine.cpp).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +52,11 @@ class Engine {
   virtual void removeThread(int32_t tid, Collector& c) = 0;
   // Moves new samples into the collector (the drain thread, periodically).
   virtual void drain(Collector& c) = 0;
+  // A descriptor that becomes readable when some buffer needs draining, or
+  // -1 (then the session drains every drainIntervalMs()).
+  [[nodiscard]] virtual int waitFd() const { return -1; }
+  // The longest the drain thread may sleep without buffers overflowing.
+  [[nodiscard]] virtual uint32_t drainIntervalMs() const = 0;
   // Housekeeping off the signal path (stack bounds learnt, ...).
   virtual void maintain() {}
   // Disarms every thread, drains the rest, releases the resources.
@@ -54,6 +66,36 @@ class Engine {
   // In a forked child: let go of everything without touching the parent's
   // threads (closes descriptors, frees nothing that could be in use).
   virtual void abandonAfterFork() = 0;
+};
+
+// The table of sampled threads, tid -> Thread, shared by the engines.
+// removeThread() hands the thread to retire() (disarm, drain, account)
+// before erasing it.
+template <typename Thread>
+class EngineWithThreads : public Engine {
+ public:
+  [[nodiscard]] bool hasThread(int32_t tid) const final { return threads_.contains(tid); }
+
+  [[nodiscard]] std::vector<int32_t> threads() const final {
+    std::vector<int32_t> v;
+    v.reserve(threads_.size());
+    for (const auto& [tid, t] : threads_) v.push_back(tid);
+    return v;
+  }
+
+  void removeThread(int32_t tid, Collector& c) final {
+    auto it = threads_.find(tid);
+    if (it == threads_.end()) return;
+    retire(it->second, c);
+    threads_.erase(it);
+  }
+
+ protected:
+  // The thread is gone (or leaves the session): stop sampling it and drain
+  // what it left.
+  virtual void retire(Thread& t, Collector& c) = 0;
+
+  std::map<int32_t, Thread> threads_;
 };
 
 // A perf engine; it opens events as threads are added (the first addThread

@@ -1,11 +1,16 @@
 // PerfEngine: perf_event self-profiling. One cpu-clock event per thread
 // (pid = tid, cpu = -1, no inherit: the kernel cannot mmap inherited
 // per-thread events), sampling IP, TID, TIME, PERIOD and the user callchain
-// (the kernel's frame-pointer walk) into a small ring per thread. The
-// session's drain thread empties the rings, so no signal handler runs in the
-// program. Samples are weighted by PERIOD (ns of CPU). Kernel LOST records
-// count as dropped samples.
+// (the kernel's frame-pointer walk) into a ring per thread. The session's
+// drain thread empties the rings, so no signal handler runs in the program.
+// Samples are weighted by PERIOD (ns of CPU). Kernel LOST records count as
+// dropped samples.
+// Wake-ups: every event is in one epoll set (waitFd()) and wakes it when its
+// ring is half full (watermark mode), so the drain thread sleeps until a
+// ring needs it instead of polling; a thread's event also hangs up (EPOLLHUP)
+// when the thread exits, and drain() retires it then.
 #include <linux/perf_event.h>
+#include <sys/epoll.h>
 
 #include <algorithm>
 #include <fstream>
@@ -21,8 +26,19 @@
 namespace strobe::inproc {
 namespace {
 
-// Data pages per thread ring (32 KiB): the drain runs every 10-20 ms.
+// Data pages per thread ring (32 KiB: a half ring holds ~90 ms of 999 Hz
+// samples of 20 frames). Unprivileged, rings come out of a small budget
+// (kernel.perf_event_mlock_kb per CPU for the user, then RLIMIT_MEMLOCK):
+// larger rings would leave more threads unsampled in big programs. When
+// the budget refuses, smaller rings (down to 4 KiB) still sample the
+// thread: the watermark wakes the drain thread at half of whatever ring the
+// thread got.
 constexpr size_t kRingPages = 8;
+// Without epoll (never expected): drain on a timer, every 10 ms (a 4 KiB
+// ring still holds ~20 ms of 999 Hz samples of 20 frames).
+constexpr uint32_t kPollingMs = 10;
+// With epoll: the session still wakes this often to rescan threads.
+constexpr uint32_t kIdleMs = 100;
 
 uint32_t kernelMaxStack() {
   std::ifstream in("/proc/sys/kernel/perf_event_max_stack");
@@ -36,7 +52,7 @@ struct PerfThread {
   perf::RingBuffer ring;
 };
 
-class PerfEngine final : public Engine {
+class PerfEngine final : public EngineWithThreads<PerfThread> {
  public:
   explicit PerfEngine(const Options& o) : opt_(o) {
     perf::EventSpec spec;
@@ -46,10 +62,13 @@ class PerfEngine final : public Engine {
     // Addresses are resolved with /proc/self/maps after stop: no side band.
     attr_.mmap = attr_.mmap2 = attr_.comm = attr_.comm_exec = attr_.task = 0;
     attr_.build_id = 0;
-    attr_.watermark = 0;
+    // Wake pollers at half the ring (wakeup_watermark 0: the kernel's half).
+    attr_.watermark = 1;
+    attr_.wakeup_watermark = 0;
     attr_.wakeup_events = 0;
     attr_.sample_max_stack = static_cast<uint16_t>(std::min(o.max_depth, kernelMaxStack()));
     frames_.resize(o.max_depth);
+    epoll_ = Fd(::epoll_create1(EPOLL_CLOEXEC));
   }
   ~PerfEngine() override {
     Collector sink;
@@ -63,34 +82,50 @@ class PerfEngine final : public Engine {
     auto fd = perf::openEvent(attr_, tid, -1);
     if (!fd.ok()) return fd.takeError();
     auto ring = perf::RingBuffer::map(fd->get(), kRingPages);
+    for (size_t pages = kRingPages / 2;
+         !ring.ok() && ring.error().kind == ErrorKind::kPermission && pages >= 1; pages /= 2) {
+      ring = perf::RingBuffer::map(fd->get(), pages);
+    }
     if (!ring.ok()) return ring.takeError();
+    if (epoll_.valid()) {
+      epoll_event ev{};
+      ev.events = EPOLLIN;
+      ev.data.u64 = static_cast<uint32_t>(tid);
+      if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd->get(), &ev) != 0) {
+        return systemError("cannot watch the perf event of thread " + std::to_string(tid));
+      }
+    }
     if (Status s = perf::enableEvent(fd->get()); !s.ok()) return s;
     threads_.emplace(tid, PerfThread{std::move(*fd), std::move(*ring)});
     return {};
   }
 
-  [[nodiscard]] bool hasThread(int32_t tid) const override { return threads_.contains(tid); }
+  [[nodiscard]] int waitFd() const override { return epoll_.valid() ? epoll_.get() : -1; }
 
-  [[nodiscard]] std::vector<int32_t> threads() const override {
-    std::vector<int32_t> v;
-    for (const auto& [tid, t] : threads_) v.push_back(tid);
-    return v;
-  }
-
-  void removeThread(int32_t tid, Collector& c) override {
-    auto it = threads_.find(tid);
-    if (it == threads_.end()) return;
-    drainOne(it->second, c);
-    threads_.erase(it);
+  [[nodiscard]] uint32_t drainIntervalMs() const override {
+    return epoll_.valid() ? kIdleMs : kPollingMs;
   }
 
   void drain(Collector& c) override {
+    // Which events hung up (their thread exited); this also takes the
+    // pending watermark wake-ups, which the loop below serves anyway.
+    hung_up_.clear();
+    if (epoll_.valid()) {
+      epoll_event evs[64];
+      int n = ::epoll_wait(epoll_.get(), evs, 64, 0);
+      for (int i = 0; i < n; ++i) {
+        if ((evs[i].events & (EPOLLHUP | EPOLLERR)) != 0) {
+          hung_up_.push_back(static_cast<int32_t>(evs[i].data.u64));
+        }
+      }
+    }
     for (auto& [tid, t] : threads_) drainOne(t, c);
+    for (int32_t tid : hung_up_) removeThread(tid, c);
   }
 
   void stop(Collector& c) override {
     for (auto& [tid, t] : threads_) (void)perf::disableEvent(t.fd.get());
-    drain(c);
+    for (auto& [tid, t] : threads_) drainOne(t, c);
     threads_.clear();
   }
 
@@ -98,12 +133,21 @@ class PerfEngine final : public Engine {
 
   void abandonAfterFork() override {
     // The events belong to the parent's threads; closing our copies of the
-    // descriptors (and unmapping) leaves them running in the parent.
+    // descriptors (and unmapping) leaves them running in the parent. The
+    // epoll set is shared with the parent: close our descriptor of it, but
+    // never change it.
     threads_.clear();
+    epoll_ = Fd();
   }
 
  private:
+  void retire(PerfThread& t, Collector& c) override {
+    if (epoll_.valid()) ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, t.fd.get(), nullptr);
+    drainOne(t, c);
+  }
+
   void drainOne(PerfThread& t, Collector& c) {
+    if (t.ring.pendingBytes() == 0) return;  // touch nothing else for an idle thread
     t.ring.drain([&](const perf_event_header* hdr, const uint8_t* bytes, size_t size) {
       if (hdr->type != PERF_RECORD_SAMPLE && hdr->type != PERF_RECORD_LOST) return;
       auto rec = perf::decodeRecord(hdr, bytes, size, attr_.sample_type);
@@ -133,8 +177,9 @@ class PerfEngine final : public Engine {
 
   Options opt_;
   perf_event_attr attr_{};
-  std::map<int32_t, PerfThread> threads_;
+  Fd epoll_;
   std::vector<uint64_t> frames_;
+  std::vector<int32_t> hung_up_;
   uint64_t lost_ = 0;
 };
 

@@ -1,17 +1,20 @@
 #include "inproc/session.hpp"
 
+#include <poll.h>
 #include <pthread.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
+#include <chrono>
 #include <mutex>
 #include <new>
 #include <set>
 
 #include "base/clock.hpp"
+#include "base/fd.hpp"
 #include "inproc/collector.hpp"
 
 namespace strobe::inproc {
@@ -24,7 +27,7 @@ struct Running {
   SessionInfo info;
   std::thread drainer;
   bool stopping = false;
-  std::condition_variable cv;
+  Fd wake;                    // an eventfd: stop() writes it to end the drain thread's wait
   std::set<int32_t> refused;  // threads the engine could not sample
 };
 
@@ -94,18 +97,33 @@ void rescanLocked(Running& r) {
   r.engine->maintain();
 }
 
+// Sleeps until the engine's buffers need draining (its waitFd()), the
+// engine's longest safe interval passes, a rescan is due or stop() wakes it;
+// then drains. Waits without the state mutex.
 void drainLoop(Running* r) {
-  const auto period = std::chrono::milliseconds(r->opt.frequency > 200 ? 10 : 20);
-  auto next_rescan = std::chrono::steady_clock::now();
-  std::unique_lock lock(g_state_mu);
-  while (!r->stopping) {
-    r->cv.wait_for(lock, period);
+  using Clock = std::chrono::steady_clock;
+  constexpr auto kRescan = std::chrono::milliseconds(100);
+  int engine_fd = -1;
+  std::chrono::milliseconds interval{};
+  {
+    std::lock_guard lock(g_state_mu);
+    engine_fd = r->engine->waitFd();
+    interval = std::chrono::milliseconds(r->engine->drainIntervalMs());
+  }
+  auto next_rescan = Clock::now() + kRescan;
+  while (true) {
+    auto until_rescan = std::chrono::ceil<std::chrono::milliseconds>(next_rescan - Clock::now());
+    auto timeout =
+        std::clamp(std::min(interval, until_rescan), std::chrono::milliseconds(0), interval);
+    pollfd fds[2] = {{r->wake.get(), POLLIN, 0}, {engine_fd, POLLIN, 0}};
+    (void)::poll(fds, 2, static_cast<int>(timeout.count()));
+    std::lock_guard lock(g_state_mu);
     if (r->stopping) break;
     r->engine->drain(r->collector);
-    auto now = std::chrono::steady_clock::now();
+    auto now = Clock::now();
     if (now >= next_rescan) {
       rescanLocked(*r);
-      next_rescan = now + std::chrono::milliseconds(100);
+      next_rescan = now + kRescan;
     }
   }
 }
@@ -123,6 +141,7 @@ void atforkChild() {
   // by a vanished thread is re-created).
   if (g_run != nullptr) {
     g_run->engine->abandonAfterFork();
+    g_run->wake.reset();
     g_run = nullptr;
   }
   g_running.store(false);
@@ -211,6 +230,8 @@ Status startSession(const Options& o) {
   }
   auto run = std::make_unique<Running>();
   run->opt = o;
+  run->wake = Fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!run->wake.valid()) return systemError("cannot create the drain thread's eventfd");
   const int32_t self = selfTid();
   const uint64_t self_top = selfStackTop();
   std::string fallback;
@@ -265,7 +286,9 @@ Status stopSession() {
     r->stopping = true;
     g_running.store(false);
   }
-  r->cv.notify_all();
+  const uint64_t one = 1;
+  // An eventfd write of 8 bytes cannot fail short of overflowing its counter.
+  (void)!::write(r->wake.get(), &one, sizeof one);
   r->drainer.join();
   {
     std::lock_guard state(g_state_mu);

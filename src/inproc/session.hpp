@@ -1,8 +1,10 @@
 // The process-wide profiling session behind the C API: at most one runs at a
 // time. start() picks an engine (engine.hpp), registers every thread of the
-// process and starts the drain thread, which every 10-20 ms moves samples
-// into a Collector and every 100 ms rescans /proc/self/task for threads that
-// pthread_create did not announce (and for threads that exited). stop() ends
+// process and starts the drain thread, which moves samples into a Collector
+// when the engine's buffers call for it (perf: a ring half full; timer: at
+// most every 100 ms, sooner for small buffers at high rates) and every
+// 100 ms rescans /proc/self/task for threads that pthread_create did not
+// announce (and for threads that exited). stop() ends
 // the session, builds and symbolizes the profile, and keeps it as "the last
 // profile" for write/report.
 //

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -109,7 +110,7 @@ uint64_t mappingEnd(uint64_t addr) {
   return found;
 }
 
-class TimerEngine final : public Engine {
+class TimerEngine final : public EngineWithThreads<std::unique_ptr<TimerThread>> {
  public:
   explicit TimerEngine(const Options& o) : opt_(o) {}
   ~TimerEngine() override {
@@ -180,27 +181,15 @@ class TimerEngine final : public Engine {
     return {};
   }
 
-  [[nodiscard]] bool hasThread(int32_t tid) const override { return threads_.contains(tid); }
-
-  [[nodiscard]] std::vector<int32_t> threads() const override {
-    std::vector<int32_t> v;
-    for (const auto& [tid, t] : threads_) v.push_back(tid);
-    return v;
-  }
-
-  void removeThread(int32_t tid, Collector& c) override {
-    auto it = threads_.find(tid);
-    if (it == threads_.end()) return;
-    TimerThread& t = *it->second;
-    if (t.armed) ::timer_delete(t.timer);
-    drainOne(t, c);
-    // The thread is gone, so no handler can be running on its buffer.
-    dropped_retired_ += t.ring.dropped();
-    threads_.erase(it);
-  }
-
   void drain(Collector& c) override {
     for (auto& [tid, t] : threads_) drainOne(*t, c);
+  }
+
+  // Half a thread's ring at the requested rate (the drain thread may be
+  // late), at least 1 ms; the session rescans threads every 100 ms anyway.
+  [[nodiscard]] uint32_t drainIntervalMs() const override {
+    uint64_t ms = uint64_t{opt_.buffer_samples} * 1000 / 2 / std::max<uint32_t>(opt_.frequency, 1);
+    return static_cast<uint32_t>(std::clamp<uint64_t>(ms, 1, 100));
   }
 
   void maintain() override {
@@ -248,6 +237,15 @@ class TimerEngine final : public Engine {
   }
 
  private:
+  void retire(std::unique_ptr<TimerThread>& t, Collector& c) override {
+    if (t->armed) ::timer_delete(t->timer);
+    t->armed = false;
+    drainOne(*t, c);
+    // The thread is gone (or no longer armed), so no handler can be
+    // running on its buffer.
+    dropped_retired_ += t->ring.dropped();
+  }
+
   static void drainOne(TimerThread& t, Collector& c) {
     t.ring.drain([&](uint64_t time, uint64_t weight, const uint64_t* frames, uint32_t n) {
       c.add(t.tid, time, weight, frames, n);
