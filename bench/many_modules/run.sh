@@ -14,7 +14,7 @@
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 rounds=${2:-3}
-work=${3:-3600}
+work=${3:-5000}
 here=$(cd "$(dirname "$0")" && pwd)
 strobe="$build/strobe"
 out=$(mktemp -d)
