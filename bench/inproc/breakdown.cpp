@@ -27,19 +27,9 @@
 #include "base/clock.hpp"
 #include "inproc/collector.hpp"
 #include "inproc/session.hpp"
+#include "overhead/work.hpp"
 
 namespace {
-
-volatile uint64_t g_sink;
-
-__attribute__((noinline)) uint64_t leaf(uint64_t x, uint64_t n) {
-  for (uint64_t i = 0; i < n; ++i) x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-  return x;
-}
-__attribute__((noinline)) uint64_t level(int depth, uint64_t x, uint64_t n) {
-  if (depth == 0) return leaf(x, n);
-  return level(depth - 1, x, n) ^ depth;
-}
 
 struct ThreadStat {
   std::string comm;
@@ -75,9 +65,7 @@ std::mutex g_mu;
 std::vector<ThreadStat> g_workers;
 
 void worker(uint64_t rounds) {
-  uint64_t x = 1;
-  for (uint64_t r = 0; r < rounds; ++r) x = level(12, x, 20000);
-  g_sink = x;
+  strobe::bench::work(rounds);
   ThreadStat s = readStat("/proc/thread-self");
   std::lock_guard lock(g_mu);
   g_workers.push_back(s);

@@ -8,27 +8,11 @@
 #include <cstdlib>
 #include <thread>
 
-namespace {
-volatile uint64_t g_sink;
-
-__attribute__((noinline)) uint64_t leaf(uint64_t x, uint64_t n) {
-  for (uint64_t i = 0; i < n; ++i) x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-  return x;
-}
-__attribute__((noinline)) uint64_t level(int depth, uint64_t x, uint64_t n) {
-  if (depth == 0) return leaf(x, n);
-  return level(depth - 1, x, n) ^ depth;
-}
-__attribute__((noinline)) void worker(uint64_t rounds) {
-  uint64_t x = 1;
-  for (uint64_t r = 0; r < rounds; ++r) x = level(12, x, 20000);
-  g_sink = x;
-}
-}  // namespace
+#include "overhead/work.hpp"
 
 int main(int argc, char** argv) {
   uint64_t rounds = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 60000;
-  std::thread a(worker, rounds), b(worker, rounds);
+  std::thread a(strobe::bench::work, rounds), b(strobe::bench::work, rounds);
   a.join();
   b.join();
   rusage ru{};
