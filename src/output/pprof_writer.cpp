@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "output/gzip_sink.hpp"
+#include "output/utf8.hpp"
 
 namespace strobe::output {
 namespace {
@@ -263,14 +264,18 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
     w.add_int64(pb::kDefaultSampleType, extra.id("cpu"));
   }
   // The string table last: every id above is assigned by now.
+  // proto3 strings must be valid UTF-8.
+  std::string scratch;
   for (const std::string& s : p.strings()) {
     protozero::pbf_writer w(enc.buffer());
-    w.add_string(pb::kStringTable, s);
+    std::string_view v = validUtf8(s, scratch);
+    w.add_string(pb::kStringTable, v.data(), v.size());
     if (!enc.maybeFlush()) break;
   }
   for (const std::string& s : extra.list()) {
     protozero::pbf_writer w(enc.buffer());
-    w.add_string(pb::kStringTable, s);
+    std::string_view v = validUtf8(s, scratch);
+    w.add_string(pb::kStringTable, v.data(), v.size());
     if (!enc.maybeFlush()) break;
   }
   if (!enc.finish()) {

@@ -7,6 +7,7 @@
 
 #include "output/frame_table.hpp"
 #include "output/json_writers.hpp"
+#include "output/utf8.hpp"
 
 namespace strobe::output {
 namespace {
@@ -14,7 +15,9 @@ namespace {
 using JsonWriter = rapidjson::Writer<rapidjson::FileWriteStream>;
 
 void str(JsonWriter& w, const std::string& s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+  std::string scratch;
+  std::string_view v = validUtf8(s, scratch);
+  w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
 }
 
 std::string threadName(const model::Profile& p, int32_t tid) {

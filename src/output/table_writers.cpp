@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "output/json_writers.hpp"
+#include "output/utf8.hpp"
 
 namespace strobe::output {
 namespace {
@@ -11,7 +12,9 @@ namespace {
 using JsonWriter = rapidjson::Writer<rapidjson::FileWriteStream>;
 
 void str(JsonWriter& w, const std::string& s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+  std::string scratch;
+  std::string_view v = validUtf8(s, scratch);
+  w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
 }
 
 double pct(uint64_t part, uint64_t whole) {

@@ -9,8 +9,11 @@
 #include <regex>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "model/aggregate.hpp"
 #include "output/format.hpp"
+#include "output/utf8.hpp"
 #include "output/xml_escape.hpp"
 #include "synth_profile.hpp"
 
@@ -251,6 +254,73 @@ TEST(XmlEscape, KeepsValidUtf8AndReplacesTheRest) {
             "a?b");
   EXPECT_EQ(xmlEscaped("cut \xe2\x82"), "cut ??") << "a character cut short";
   EXPECT_EQ(xmlEscaped(std::string("nul\0bell\x07", 9)), "nul?bell?");
+}
+
+}  // namespace
+}  // namespace strobe::output
+
+namespace strobe::output {
+namespace {
+
+// A function and a thread whose names are not UTF-8 (a Latin-1 byte, a
+// character cut off at the end).
+model::Profile badlyEncoded() {
+  model::Profile p;
+  model::ModuleId m = p.internModule("/opt/app/bin/app", "");
+  model::FunctionId f = p.internFunction("caf\xe9_loop\xe2\x82", "caf\xe9_loop", "/src/app.cpp", 3);
+  model::LocationId l = p.internLocation(m, 0x1000, 0x401000);
+  p.mutableLocations()[l].lines = {{f, 4}};
+  p.setThread({7, 7, "w\xffrker"});
+  model::StackId s = p.internStack(model::kNone, l);
+  for (uint64_t i = 0; i < 10; ++i) p.addSample({i * 1'000'000, 7, 0, s, 1'000'000});
+  return p;
+}
+
+bool isValidUtf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    size_t n = utf8Length(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+TEST(Utf8, InvalidBytesBecomeReplacementCharactersInJsonAndPprof) {
+  model::Profile p = badlyEncoded();
+  const std::string replaced = "caf\xEF\xBF\xBD_loop\xEF\xBF\xBD";
+  for (Format f : {Format::kJson, Format::kSpeedscope, Format::kChrome}) {
+    std::string out = render(p, f);
+    EXPECT_TRUE(isValidUtf8(out)) << out;
+    EXPECT_NE(out.find(replaced), std::string::npos) << out;
+    rapidjson::Document d;
+    d.Parse(out.c_str());
+    EXPECT_FALSE(d.HasParseError());
+  }
+  EXPECT_NE(render(p, Format::kSpeedscope).find("w\xEF\xBF\xBDrker (7)"), std::string::npos);
+  // pprof: the gzipped string table, inflated.
+  std::string pb = render(p, Format::kPprof);
+  char path[] = "/tmp/strobe-utf8-XXXXXX";
+  int fd = ::mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, pb.data(), pb.size()), static_cast<ssize_t>(pb.size()));
+  ::close(fd);
+  std::FILE* z = ::popen((std::string("gzip -dc < ") + path).c_str(), "r");
+  ASSERT_NE(z, nullptr);
+  std::string raw;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, z)) > 0;) raw.append(buf, n);
+  ::pclose(z);
+  ::unlink(path);
+  EXPECT_NE(raw.find(replaced), std::string::npos);
+  EXPECT_EQ(raw.find("caf\xe9_"), std::string::npos);
+}
+
+TEST(Utf8, ValidTextIsPassedThroughWithoutACopy) {
+  std::string scratch;
+  std::string_view s = "r\xC3\xA9sum\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80";
+  EXPECT_EQ(validUtf8(s, scratch).data(), s.data());
+  EXPECT_EQ(validUtf8("a\x80z", scratch), "a\xEF\xBF\xBDz");
+  EXPECT_EQ(validUtf8("\xC3", scratch), "\xEF\xBF\xBD");
 }
 
 }  // namespace

@@ -1,0 +1,45 @@
+// UTF-8 for the formats that require it (JSON, XML, protobuf strings).
+// Symbol names, paths and thread names are bytes: a name may be cut inside
+// a character or be in another encoding. Writers pass such text through
+// validUtf8(), which replaces each byte that does not start a valid sequence
+// with U+FFFD, the replacement character. Thread safety: pure.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace strobe::output {
+
+// The length of the valid UTF-8 sequence at s[i] (1-4), or 0 when invalid
+// (bad lead byte, missing continuation bytes, or cut off by the end).
+inline size_t utf8Length(std::string_view s, size_t i) {
+  auto c = static_cast<unsigned char>(s[i]);
+  size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
+  }
+  return n;
+}
+
+// `s` itself when it is valid UTF-8 (the common case, no copy); otherwise
+// a copy in `scratch` with U+FFFD for each invalid byte.
+inline std::string_view validUtf8(std::string_view s, std::string& scratch) {
+  size_t i = 0;
+  while (i < s.size() && utf8Length(s, i) != 0) i += utf8Length(s, i);
+  if (i == s.size()) return s;
+  scratch.assign(s.substr(0, i));
+  while (i < s.size()) {
+    size_t n = utf8Length(s, i);
+    if (n == 0) {
+      scratch += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      scratch.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return scratch;
+}
+
+}  // namespace strobe::output
