@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# Real-consumer test of the pprof writer: builds Google's pprof from Debian's
-# packaged sources (golang-go, golang-github-google-pprof-dev; GOPATH mode,
-# no network), caches it in the build folder, then checks that
+# Real-consumer test of the pprof writer: Google's pprof, built from
+# Debian's packaged sources by tests/tools/build_pprof.sh, checks that
 #   1. `pprof -top` agrees with `strobe report` within 0.5 percentage points
 #      (flat% vs SELF%, cum% vs TOTAL%) for the top functions;
 #   2. `pprof -raw` shows the inline chain helper <- compute as two lines of
@@ -15,23 +14,10 @@ set -euo pipefail
 build=$1
 strobe=$build/strobe
 synth=$build/strobe-synth
-tools=$build/tools
 work=$build/tests/consumers/pprof
-mkdir -p "$tools" "$work"
+mkdir -p "$work"
 
-pprof=$tools/pprof
-if [ ! -x "$pprof" ]; then
-  src=/usr/share/gocode/src/github.com/google/pprof
-  if ! command -v go >/dev/null || [ ! -d "$src" ]; then
-    echo "FAIL: Go or pprof's sources are missing" >&2
-    echo "  hint: scripts/deps.sh test installs golang-go and golang-github-google-pprof-dev" >&2
-    exit 1
-  fi
-  echo "building pprof from $src"
-  GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOPROXY=off \
-    GOCACHE="$tools/gocache" go build -o "$pprof.tmp" github.com/google/pprof
-  mv "$pprof.tmp" "$pprof"
-fi
+pprof=$("$(dirname "$0")/../tools/build_pprof.sh" "$build")
 
 "$synth" "$work/synth.db" 30000
 "$strobe" report "$work/synth.db" --top 0 > "$work/strobe.txt"

@@ -4,12 +4,11 @@
 # fetches /debug/pprof/profile?seconds=3 and its -top must show the split
 # within 4 percentage points. Meanwhile a second request gets 429 and
 # seconds=4000 gets 400. pprof is built from Debian's Go sources and cached
-# in BUILD_DIR/tools (the pprof consumer test shares it).
+# in BUILD_DIR/tools by tests/tools/build_pprof.sh.
 # Usage: inproc_http_check.sh BUILD_DIR
 set -euo pipefail
 
 build=$(cd "$1" && pwd)
-tools=$build/tools
 work=$(mktemp -d)
 pid=
 cleanup() {
@@ -17,20 +16,8 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-mkdir -p "$tools"
 
-pprof=$tools/pprof
-if [ ! -x "$pprof" ]; then
-  src=/usr/share/gocode/src/github.com/google/pprof
-  if ! command -v go >/dev/null || [ ! -d "$src" ]; then
-    echo "FAIL: Go or pprof's sources are missing" >&2
-    echo "  hint: scripts/deps.sh test installs golang-go and golang-github-google-pprof-dev" >&2
-    exit 1
-  fi
-  GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOPROXY=off \
-    GOCACHE="$tools/gocache" go build -o "$pprof.$$" github.com/google/pprof
-  mv "$pprof.$$" "$pprof"
-fi
+pprof=$("$(dirname "$0")/../tools/build_pprof.sh" "$build")
 
 env LD_PRELOAD="$build/libstrobe.so" STROBE_HTTP=127.0.0.1:0 \
   "$build/tests/fixtures/fixture_shares" 100000 1000000 2> "$work/err" &
