@@ -158,7 +158,7 @@ void Converter::onComm(const perf::CommRecord& r) {
 void Converter::onTask(const perf::TaskRecord& r) {
   if (!r.is_fork) return;
   // A new thread: its id may have been used before.
-  sampled_tids_.erase(static_cast<int32_t>(r.tid));
+  prefixes_.erase(static_cast<int32_t>(r.tid));
   unsampled_tids_.erase(static_cast<int32_t>(r.tid));
   auto pid = static_cast<int32_t>(r.pid);
   auto ppid = static_cast<int32_t>(r.ppid);
@@ -192,7 +192,6 @@ void Converter::onSample(const perf::SampleRecord& r) {
     return;
   }
   ++stats_.samples;
-  sampled_tids_.insert(tid);
   if (profile_.findThread(tid) == nullptr) nameThread(pid, tid, std::string());
 
   // Leaf-first addresses. Context markers separate kernel and user parts;
@@ -269,7 +268,8 @@ void Converter::onRead(const perf::ReadRecord& r) {
   // per-CPU events, each with that event's share of the count.
   auto tid = static_cast<int32_t>(r.tid);
   if (!pid_filter_.empty() && pid_filter_.count(static_cast<int32_t>(r.pid)) == 0) return;
-  if (r.value == 0 || sampled_tids_.count(tid) != 0) return;
+  // A thread with a sample has a prefix entry (made by its first sample).
+  if (r.value == 0 || prefixes_.count(tid) != 0) return;
   stats_.unsampled_count += r.value;
   if (unsampled_tids_.insert(tid).second) ++stats_.unsampled_threads;
 }

@@ -108,17 +108,17 @@ class Converter {
     int32_t pid = 0;
     std::vector<PrefixFrame> frames;  // root first
   };
-  std::unordered_map<int32_t, Prefix> prefixes_;  // the last stack of each tid
-  uint64_t space_generation_ = 0;                 // bumped by every address-space change
-  std::unique_ptr<unwind::Unwinder> unwinder_;    // null: no unwinding
-  std::vector<uint64_t> unwound_;                 // scratch for the unwinder
-  size_t kernel_count_ = 0;                       // leading kernel frames in frames_
+  // The last stack of each tid that has had a sample since it started.
+  std::unordered_map<int32_t, Prefix> prefixes_;
+  uint64_t space_generation_ = 0;               // bumped by every address-space change
+  std::unique_ptr<unwind::Unwinder> unwinder_;  // null: no unwinding
+  std::vector<uint64_t> unwound_;               // scratch for the unwinder
+  size_t kernel_count_ = 0;                     // leading kernel frames in frames_
   bool kernel_frames_ = false;
   model::ModuleId kernel_module_ = model::kNone;
   std::unordered_set<int32_t> pid_filter_;
-  // Since each thread started (a FORK forgets a reused id): threads with a
-  // sample, and threads already counted as exiting unsampled.
-  std::unordered_set<int32_t> sampled_tids_;
+  // Threads counted as exiting unsampled since they started (a FORK forgets
+  // a reused id, here and in prefixes_).
   std::unordered_set<int32_t> unsampled_tids_;
   KeptFiles* kept_ = nullptr;
   ConverterStats stats_;
