@@ -338,7 +338,10 @@ Runner addRecordCommand(CLI::App& app, bool has_dashes, std::vector<std::string>
   sub->add_option("command", args->command, "The command to profile and its arguments");
   sub->prefix_command();  // everything from the command on belongs to it
   sub->footer(std::string("Examples: strobe record -F 999 -- ./server --port 8080\n"
-                          "          strobe record -p 1234 -d 30s\n") +
+                          "          strobe record -p 1234 -d 30s\n"
+                          "Environment: DEBUGINFOD_URLS (fetch missing debug files from these\n"
+                          "debuginfod servers; off when unset), STROBE_TIMINGS=1 (print the\n"
+                          "symbolization phase's CPU and wall time).\n") +
               kExitCodesHelp);
   return [args, sub, has_dashes, command] {
     if (has_dashes) {
