@@ -53,7 +53,12 @@ int runSymbolize(const SymbolizeArgs& a) {
       e.text(addr, a.opt, out);
     }
   };
+  // Each batch of addresses is looked at first, so the debug information it
+  // needs is read on every CPU at once.
+  std::vector<uint64_t> batch;
   if (!a.addresses.empty()) {
+    for (const std::string& s : a.addresses) batch.push_back(parseAddress(s.c_str()));
+    e.prepare(batch);
     for (const std::string& s : a.addresses) {
       answer(s.c_str());
       if (out.size() > kChunk) {
@@ -72,6 +77,11 @@ int runSymbolize(const SymbolizeArgs& a) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     pending.append(buf, static_cast<size_t>(n));
+    batch.clear();
+    for (size_t at = 0, nl; (nl = pending.find('\n', at)) != std::string::npos; at = nl + 1) {
+      batch.push_back(parseAddress(pending.c_str() + at));
+    }
+    e.prepare(batch);
     size_t start = 0;
     for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
       pending[nl] = '\0';

@@ -4,7 +4,9 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include <algorithm>
 #include <charconv>
+#include <thread>
 
 #include "symbolize/debug_file.hpp"
 #include "symbolize/demangle.hpp"
@@ -90,6 +92,15 @@ bool Addr2Line::inAllocSection(uint64_t addr) const {
     if (addr >= lo && addr < hi) return true;
   }
   return false;
+}
+
+void Addr2Line::prepare(const std::vector<uint64_t>& addrs) {
+  std::vector<Svma> pcs;
+  pcs.reserve(addrs.size());
+  for (uint64_t a : addrs) {
+    if (inAllocSection(a)) pcs.emplace_back(a);
+  }
+  dwarf_.prepare(pcs, std::max(1U, std::thread::hardware_concurrency()));
 }
 
 Addr2Line::BfdName& Addr2Line::bfdName(uint32_t function) {

@@ -44,6 +44,9 @@ class Addr2Line {
  public:
   static Result<std::unique_ptr<Addr2Line>> open(const std::string& path);
 
+  // Reads, on every CPU, the debug information the answers for `addrs` will
+  // need; text() and json() give the same answers with or without it.
+  void prepare(const std::vector<uint64_t>& addrs);
   // Appends addr2line's answer for `addr` (an address as stated in the file).
   void text(uint64_t addr, const Addr2LineOptions& opt, std::string& out);
   // Appends {"address":"0x…","frames":[{"function","system_name","file",

@@ -4,59 +4,17 @@
 #include <elfutils/libdw.h>
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "symbolize/elf_file.hpp"
+#include "symbolize/unit_index.hpp"
 
 namespace strobe::symbolize {
 namespace {
-
-constexpr int kMaxDepth = 64;  // deeper DIE nesting than any real program: hostile input
-constexpr uint32_t kNoFile = UINT32_MAX;
-
-// A line-table row and the addresses it covers, [lo, hi).
-struct LineRange {
-  uint64_t lo = 0;
-  uint64_t hi = 0;
-  uint32_t line = 0;
-  uint32_t file = kNoFile;  // index into Unit::files
-  uint32_t discriminator = 0;
-};
-
-// One row of a unit's line program, in program order `order`.
-struct LineRow {
-  uint64_t addr;
-  uint32_t order;
-  uint32_t line;
-  uint32_t file;
-  uint32_t discriminator;
-  bool end;
-};
-
-// A subprogram or inlined subroutine with code.
-struct Scope {
-  uint64_t die = 0;
-  uint32_t id = kNoFunction;  // dense function id
-  int32_t parent = -1;        // the enclosing function scope, -1 at the top
-  uint32_t call_file = kNoFile;
-  uint32_t call_line = 0;
-  bool inlined = false;
-};
-
-// [lo, next segment's lo) belongs to `scope` (-1: to no function).
-struct Segment {
-  uint64_t lo = 0;
-  int32_t scope = -1;
-};
-
-struct Unit {
-  std::vector<std::string_view> files;
-  std::vector<LineRange> lines;  // sorted by lo, non-overlapping
-  std::vector<Scope> scopes;
-  std::vector<Segment> segments;  // sorted by lo
-};
 
 struct UnitRange {
   uint64_t low = 0;
@@ -97,36 +55,24 @@ bool unmangledLanguage(int lang) {
 }  // namespace
 
 struct DwarfIndex::Impl {
+  Elf* elf = nullptr;  // borrowed: more Dwarf handles for prepare()
   Dwarf* dwarf = nullptr;
   bool unit_ranges_built = false;
   std::vector<UnitRange> unit_ranges;  // sorted by low
-  std::unordered_map<Dwarf_Off, std::unique_ptr<Unit>> units;
+  std::unordered_map<Dwarf_Off, std::unique_ptr<UnitIndex>> units;
   Dwarf_Off last_unit_offset = 0;
-  Unit* last_unit = nullptr;
+  UnitIndex* last_unit = nullptr;
   std::deque<FunctionInfo> functions;   // by dense id
   std::vector<uint64_t> function_dies;  // by dense id
   std::vector<bool> resolved;           // by dense id
   std::unordered_set<std::string> strings;
-  // Scratch reused across units: a fresh large vector per unit costs page
-  // faults (malloc maps and unmaps it) more than the rows cost to write.
-  std::vector<LineRow> row_scratch;
+  UnitBuilder builder;
 
   ~Impl() {
     if (dwarf != nullptr) ::dwarf_end(dwarf);
   }
 
   std::string_view intern(std::string s) { return *strings.insert(std::move(s)).first; }
-
-  static std::string absolute(Dwarf_Die* cu, const char* file) {
-    if (file == nullptr) return {};
-    std::string path(file);
-    if (path.empty() || path.front() == '/') return path;
-    const char* dir = attrString(cu, DW_AT_comp_dir);
-    if (dir == nullptr || *dir == '\0') return path;
-    std::string joined(dir);
-    if (joined.back() != '/') joined.push_back('/');
-    return joined + path;
-  }
 
   void buildUnitRanges() {
     unit_ranges_built = true;
@@ -152,7 +98,7 @@ struct DwarfIndex::Impl {
 
   // The unit covering pc: the units' own ranges first, then .debug_aranges.
   // The hot path touches no libdw: ranges carry the unit's slot.
-  Unit* unitFor(uint64_t pc) {
+  UnitIndex* unitFor(uint64_t pc) {
     if (dwarf == nullptr) return nullptr;
     if (!unit_ranges_built) buildUnitRanges();
     auto it = std::upper_bound(unit_ranges.begin(), unit_ranges.end(), pc,
@@ -167,270 +113,81 @@ struct DwarfIndex::Impl {
     return unitAt(::dwarf_dieoffset(&cudie));
   }
 
-  Unit* unitAt(Dwarf_Off cu_offset) {
+  UnitIndex* unitAt(Dwarf_Off cu_offset) {
     if (cu_offset == last_unit_offset && last_unit != nullptr) return last_unit;
     auto [slot, inserted] = units.try_emplace(cu_offset);
-    if (inserted) {
-      Dwarf_Die cudie;
-      slot->second = ::dwarf_offdie(dwarf, cu_offset, &cudie) != nullptr ? buildUnit(&cudie)
-                                                                         : std::make_unique<Unit>();
-    }
+    if (inserted) slot->second = adopt(builder.build(dwarf, cu_offset));
     last_unit_offset = cu_offset;
     last_unit = slot->second.get();
     return last_unit;
   }
 
-  std::unique_ptr<Unit> buildUnit(Dwarf_Die* cudie) {
-    auto u = std::make_unique<Unit>();
-    Dwarf_Files* files = nullptr;
-    size_t nfiles = 0;
-    if (::dwarf_getsrcfiles(cudie, &files, &nfiles) == 0) {
-      u->files.reserve(nfiles);
-      for (size_t i = 0; i < nfiles; ++i) {
-        u->files.push_back(intern(absolute(cudie, ::dwarf_filesrc(files, i, nullptr, nullptr))));
-      }
+  // Takes a unit built on any thread into the index: its file names
+  // interned, its scopes given dense function ids.
+  std::unique_ptr<UnitIndex> adopt(BuiltUnit&& b) {
+    auto u = std::make_unique<UnitIndex>(std::move(b.index));
+    u->files.reserve(b.file_names.size());
+    for (std::string& f : b.file_names) u->files.push_back(intern(std::move(f)));
+    for (size_t i = 0; i < u->scopes.size(); ++i) {
+      Scope& s = u->scopes[i];
+      s.id = static_cast<uint32_t>(function_dies.size());
+      function_dies.push_back(s.die);
+      functions.emplace_back().low_pc = b.low_pcs[i];
+      resolved.push_back(false);
     }
-    buildLines(cudie, files, *u);
-    buildScopes(cudie, *u);
     return u;
   }
 
-  void buildLines(Dwarf_Die* cudie, Dwarf_Files* unit_files, Unit& u) {
-    Dwarf_Lines* lines = nullptr;
-    size_t n = 0;
-    if (::dwarf_getsrclines(cudie, &lines, &n) != 0) return;
-    std::vector<LineRow>& rows = row_scratch;
-    rows.clear();
-    rows.reserve(n);
-    for (size_t i = 0; i < n; ++i) {
-      Dwarf_Line* l = ::dwarf_onesrcline(lines, i);
-      Dwarf_Addr addr = 0;
-      if (l == nullptr || ::dwarf_lineaddr(l, &addr) != 0) continue;
-      LineRow r{addr, static_cast<uint32_t>(i), 0, kNoFile, 0, false};
-      int line = 0;
-      if (::dwarf_lineno(l, &line) == 0 && line > 0) r.line = static_cast<uint32_t>(line);
-      ::dwarf_lineendsequence(l, &r.end);
-      unsigned disc = 0;
-      if (::dwarf_linediscriminator(l, &disc) == 0) r.discriminator = disc;
-      Dwarf_Files* f = nullptr;
-      size_t idx = 0;
-      if (::dwarf_line_file(l, &f, &idx) == 0 && f == unit_files && idx < u.files.size()) {
-        r.file = static_cast<uint32_t>(idx);
-      }
-      rows.push_back(r);
-    }
-    // libdw hands the rows sorted by address already; sort only when not.
-    auto before = [](const LineRow& a, const LineRow& b) {
-      return a.addr != b.addr ? a.addr < b.addr : a.order < b.order;
-    };
-    if (!std::is_sorted(rows.begin(), rows.end(), before))
-      std::sort(rows.begin(), rows.end(), before);
-    // Per address, the last row that does not end a sequence covers up to
-    // the next address; an address with only sequence ends starts a gap.
-    for (size_t i = 0; i < rows.size();) {
-      size_t j = i;
-      const LineRow* pick = nullptr;
-      for (; j < rows.size() && rows[j].addr == rows[i].addr; ++j) {
-        if (!rows[j].end) pick = &rows[j];
-      }
-      if (pick != nullptr && j < rows.size()) {
-        u.lines.push_back(
-            LineRange{pick->addr, rows[j].addr, pick->line, pick->file, pick->discriminator});
-      }
-      i = j;
-    }
-  }
-
-  // Collects the code ranges of function scopes in DIE order (parents before
-  // children), then paints them so the innermost scope owns each address.
-  void buildScopes(Dwarf_Die* cudie, Unit& u) {
-    struct Range {
-      uint64_t lo, hi;
-      int32_t scope;
-    };
-    std::vector<Range> ranges;
-    walk(cudie, -1, 0, u, [&](uint64_t lo, uint64_t hi, int32_t scope) {
-      ranges.push_back(Range{lo, hi, scope});
-    });
-    // A later range paints over earlier ones: at each boundary the owner is
-    // the latest range that covers it (a heap of started ranges by DIE
-    // order; ranges that ended leave it when they reach the top).
-    std::vector<uint64_t> bounds;
-    bounds.reserve(ranges.size() * 2);
-    for (const Range& r : ranges) {
-      bounds.push_back(r.lo);
-      bounds.push_back(r.hi);
-    }
-    std::sort(bounds.begin(), bounds.end());
-    bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
-    std::vector<uint32_t> by_lo(ranges.size());
-    for (uint32_t i = 0; i < by_lo.size(); ++i) by_lo[i] = i;
-    std::stable_sort(by_lo.begin(), by_lo.end(),
-                     [&](uint32_t a, uint32_t b) { return ranges[a].lo < ranges[b].lo; });
-    std::vector<uint32_t> heap;  // max-heap of range indexes
-    size_t next = 0;
-    int32_t owner = -1;
-    for (uint64_t b : bounds) {
-      for (; next < by_lo.size() && ranges[by_lo[next]].lo <= b; ++next) {
-        heap.push_back(by_lo[next]);
-        std::push_heap(heap.begin(), heap.end());
-      }
-      while (!heap.empty() && ranges[heap.front()].hi <= b) {
-        std::pop_heap(heap.begin(), heap.end());
-        heap.pop_back();
-      }
-      int32_t now = heap.empty() ? -1 : ranges[heap.front()].scope;
-      if (now != owner) {
-        u.segments.push_back(Segment{b, now});
-        owner = now;
-      }
-    }
-  }
-
-  // The attributes walk() reads from a function scope's DIE (the first of
-  // each, as dwarf_attr finds it).
-  struct ScopeAttrs {
-    enum { kLowPc, kHighPc, kRanges, kCallFile, kCallLine, kCount };
-    Dwarf_Attribute attr[kCount] = {};
-    bool has[kCount] = {};
-  };
-
-  static int collectScopeAttr(Dwarf_Attribute* attr, void* arg) {
-    auto* c = static_cast<ScopeAttrs*>(arg);
-    int slot = -1;
-    switch (::dwarf_whatattr(attr)) {
-      case DW_AT_low_pc:
-        slot = ScopeAttrs::kLowPc;
-        break;
-      case DW_AT_high_pc:
-        slot = ScopeAttrs::kHighPc;
-        break;
-      case DW_AT_ranges:
-        slot = ScopeAttrs::kRanges;
-        break;
-      case DW_AT_call_file:
-        slot = ScopeAttrs::kCallFile;
-        break;
-      case DW_AT_call_line:
-        slot = ScopeAttrs::kCallLine;
-        break;
-      default:
-        break;
-    }
-    if (slot >= 0 && !c->has[slot]) {
-      c->attr[slot] = *attr;
-      c->has[slot] = true;
-    }
-    return DWARF_CB_OK;
-  }
-
-  // [low_pc, high_pc) as dwarf_lowpc / dwarf_highpc read them (high_pc an
-  // address or an offset from low_pc); nullopt in every other case, which
-  // dwarf_ranges then handles (DW_AT_ranges, unusual forms, errors).
-  static std::optional<std::pair<uint64_t, uint64_t>> lowHigh(ScopeAttrs& at) {
-    if (!at.has[ScopeAttrs::kLowPc] || !at.has[ScopeAttrs::kHighPc]) return std::nullopt;
-    Dwarf_Addr lo = 0;
-    if (::dwarf_formaddr(&at.attr[ScopeAttrs::kLowPc], &lo) != 0) return std::nullopt;
-    Dwarf_Attribute& high = at.attr[ScopeAttrs::kHighPc];
-    switch (::dwarf_whatform(&high)) {
-      case DW_FORM_addr: {
-        Dwarf_Addr hi = 0;
-        if (::dwarf_formaddr(&high, &hi) != 0) return std::nullopt;
-        return std::make_pair(lo, hi);
-      }
-      case DW_FORM_data1:
-      case DW_FORM_data2:
-      case DW_FORM_data4:
-      case DW_FORM_data8:
-      case DW_FORM_udata: {
-        Dwarf_Word len = 0;
-        if (::dwarf_formudata(&high, &len) != 0) return std::nullopt;
-        return std::make_pair(lo, lo + len);
-      }
-      default:
-        return std::nullopt;
-    }
-  }
-
-  template <typename Emit>
-  void walk(Dwarf_Die* parent, int32_t parent_scope, int depth, Unit& u, Emit&& emit) {
-    if (depth > kMaxDepth) return;
-    Dwarf_Die child;
-    if (::dwarf_child(parent, &child) != 0) return;
-    do {
-      int tag = ::dwarf_tag(&child);
-      switch (tag) {
-        case DW_TAG_subprogram:
-        case DW_TAG_inlined_subroutine:
-        case DW_TAG_entry_point: {
-          // One pass over the DIE's attributes. Declarations and abstract
-          // instances have neither low_pc nor ranges: skipped.
-          ScopeAttrs at;
-          if (::dwarf_getattrs(&child, collectScopeAttr, &at, 0) < 0) break;
-          if (!at.has[ScopeAttrs::kLowPc] && !at.has[ScopeAttrs::kRanges]) break;
-          int32_t scope = -1;
-          std::optional<uint64_t> first_lo;  // FunctionInfo::low_pc, even of an empty range
-          auto add = [&](uint64_t lo, uint64_t hi) {
-            if (!first_lo) first_lo = lo;
-            if (lo >= hi) return;
-            if (scope < 0) {
-              scope = static_cast<int32_t>(u.scopes.size());
-              Scope s;
-              s.die = ::dwarf_dieoffset(&child);
-              s.id = static_cast<uint32_t>(function_dies.size());
-              function_dies.push_back(s.die);
-              functions.emplace_back().low_pc = *first_lo;
-              resolved.push_back(false);
-              s.parent = parent_scope;
-              s.inlined = tag == DW_TAG_inlined_subroutine;
-              if (s.inlined) {
-                Dwarf_Word v = 0;
-                if (at.has[ScopeAttrs::kCallFile] &&
-                    ::dwarf_formudata(&at.attr[ScopeAttrs::kCallFile], &v) == 0 &&
-                    v < u.files.size()) {
-                  s.call_file = static_cast<uint32_t>(v);
-                }
-                if (at.has[ScopeAttrs::kCallLine] &&
-                    ::dwarf_formudata(&at.attr[ScopeAttrs::kCallLine], &v) == 0) {
-                  s.call_line = static_cast<uint32_t>(v);
-                }
-              }
-              u.scopes.push_back(s);
-            }
-            emit(lo, hi, scope);
-          };
-          if (std::optional<std::pair<uint64_t, uint64_t>> pc = lowHigh(at)) {
-            add(pc->first, pc->second);  // what dwarf_ranges gives for low/high_pc
-          } else {
-            Dwarf_Addr base = 0;
-            Dwarf_Addr lo = 0;
-            Dwarf_Addr hi = 0;
-            ptrdiff_t off = 0;
-            while ((off = ::dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) add(lo, hi);
-          }
-          // Without code (declarations, abstract instances) nothing below has any.
-          if (scope >= 0 && ::dwarf_haschildren(&child) > 0) {
-            walk(&child, scope, depth + 1, u, emit);
-          }
+  // The unit offsets of `pcs` not built yet, each once.
+  std::vector<Dwarf_Off> unbuiltUnits(const std::vector<uint64_t>& pcs) {
+    if (!unit_ranges_built) buildUnitRanges();
+    std::vector<Dwarf_Off> need;
+    for (uint64_t pc : pcs) {
+      auto it = std::upper_bound(unit_ranges.begin(), unit_ranges.end(), pc,
+                                 [](uint64_t a, const UnitRange& r) { return a < r.low; });
+      for (int steps = 0; it != unit_ranges.begin() && steps < 8; ++steps) {
+        --it;
+        if (pc < it->high) {
+          if (units.find(it->die) == units.end()) need.push_back(it->die);
           break;
         }
-        // GCC and Clang put the code of member functions in out-of-line
-        // DIEs (DW_AT_specification) at namespace level, never inside the
-        // class, so types are not entered: they hold most of the DIEs.
-        case DW_TAG_lexical_block:
-        case DW_TAG_try_block:
-        case DW_TAG_catch_block:
-        case DW_TAG_namespace:
-        case DW_TAG_module:
-          if (::dwarf_haschildren(&child) > 0) walk(&child, parent_scope, depth + 1, u, emit);
-          break;
-        default:
-          break;
       }
-    } while (::dwarf_siblingof(&child, &child) == 0);
+    }
+    std::sort(need.begin(), need.end());
+    need.erase(std::unique(need.begin(), need.end()), need.end());
+    return need;
   }
 
-  static const LineRange* rowAt(const Unit& u, uint64_t pc) {
+  void prepare(const std::vector<uint64_t>& pcs, unsigned threads) {
+    std::vector<Dwarf_Off> need = unbuiltUnits(pcs);
+    threads = std::min<unsigned>(threads, static_cast<unsigned>(need.size()));
+    if (threads <= 1 || elf == nullptr) {
+      for (Dwarf_Off off : need) unitAt(off);
+      return;
+    }
+    // One Dwarf handle per worker, opened here: libdw's per-unit caches are
+    // not shared between threads. Worker 0 borrows the index's own handle.
+    std::vector<Dwarf*> handles{dwarf};
+    for (unsigned t = 1; t < threads; ++t) {
+      Dwarf* h = ::dwarf_begin_elf(elf, DWARF_C_READ, nullptr);
+      if (h == nullptr) break;
+      handles.push_back(h);
+    }
+    std::vector<BuiltUnit> built(need.size());
+    std::atomic<size_t> next{0};
+    auto work = [&](Dwarf* h) {
+      UnitBuilder b;
+      for (size_t i; (i = next.fetch_add(1)) < need.size();) built[i] = b.build(h, need[i]);
+    };
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < handles.size(); ++t) pool.emplace_back(work, handles[t]);
+    work(handles[0]);
+    for (std::thread& t : pool) t.join();
+    for (size_t t = 1; t < handles.size(); ++t) ::dwarf_end(handles[t]);
+    for (size_t i = 0; i < need.size(); ++i) units[need[i]] = adopt(std::move(built[i]));
+  }
+
+  static const LineRange* rowAt(const UnitIndex& u, uint64_t pc) {
     auto it = std::upper_bound(u.lines.begin(), u.lines.end(), pc,
                                [](uint64_t a, const LineRange& r) { return a < r.lo; });
     if (it == u.lines.begin()) return nullptr;
@@ -438,20 +195,20 @@ struct DwarfIndex::Impl {
     return pc < it->hi ? &*it : nullptr;
   }
 
-  static int32_t scopeAt(const Unit& u, uint64_t pc) {
+  static int32_t scopeAt(const UnitIndex& u, uint64_t pc) {
     auto it = std::upper_bound(u.segments.begin(), u.segments.end(), pc,
                                [](uint64_t a, const Segment& s) { return a < s.lo; });
     if (it == u.segments.begin()) return -1;
     return std::prev(it)->scope;
   }
 
-  static std::string_view fileOf(const Unit& u, uint32_t index) {
+  static std::string_view fileOf(const UnitIndex& u, uint32_t index) {
     return index < u.files.size() ? u.files[index] : std::string_view();
   }
 
   bool frames(uint64_t pc, std::vector<Frame>& out) {
     out.clear();
-    Unit* u = unitFor(pc);
+    UnitIndex* u = unitFor(pc);
     if (u == nullptr) return false;
     const LineRange* row = rowAt(*u, pc);
     int32_t s = scopeAt(*u, pc);
@@ -470,7 +227,7 @@ struct DwarfIndex::Impl {
     inner.function = u->scopes[s].id;
     inner.inlined = u->scopes[s].inlined;
     out.push_back(inner);
-    for (int guard = 0; u->scopes[s].inlined && u->scopes[s].parent >= 0 && guard < kMaxDepth;
+    for (int guard = 0; u->scopes[s].inlined && u->scopes[s].parent >= 0 && guard < kMaxDieDepth;
          ++guard) {
       const Scope& child = u->scopes[s];
       s = child.parent;
@@ -536,40 +293,101 @@ struct DwarfIndex::Impl {
     return DWARF_CB_OK;
   }
 
-  static ChainAttrs chainAttrs(Dwarf_Die* start) {
+  // What a DIE's chain gives for each attribute function() reads: the value
+  // from the first DIE along DW_AT_abstract_origin / DW_AT_specification
+  // that has it (as dwarf_attr_integrate), resolved where it was found (a
+  // decl_file index names a file of that DIE's own unit).
+  struct ChainNames {
+    const char* linkage = nullptr;
+    const char* mips_linkage = nullptr;
+    const char* name = nullptr;
+    std::string_view decl_file;  // interned, absolute
+    uint64_t decl_line = 0;
+    bool has[ChainAttrs::kCount] = {};
+  };
+
+  // Memoized per DIE: the inlined instances and out-of-line copies of one
+  // function share their abstract origin, so each origin is read once.
+  const ChainNames& chainNames(Dwarf_Die* die, int chain) {
+    Dwarf_Off off = ::dwarf_dieoffset(die);
+    if (auto it = chain_names.find(off); it != chain_names.end()) return it->second;
     ChainAttrs c;
-    Dwarf_Die mem;
-    Dwarf_Die* die = start;
-    int chain = 16;  // as dwarf_attr_integrate
-    do {
-      c.has_origin = false;
-      c.has_specification = false;
-      if (::dwarf_getattrs(die, collectAttr, &c, 0) < 0) break;
+    ChainNames n;
+    if (::dwarf_getattrs(die, collectAttr, &c, 0) >= 0) {
+      auto str = [&](int slot) {
+        return c.has[slot] ? ::dwarf_formstring(&c.attr[slot]) : nullptr;
+      };
+      n.linkage = str(ChainAttrs::kLinkage);
+      n.mips_linkage = str(ChainAttrs::kMipsLinkage);
+      n.name = str(ChainAttrs::kName);
+      if (c.has[ChainAttrs::kDeclFile]) n.decl_file = declFile(c.attr[ChainAttrs::kDeclFile]);
+      Dwarf_Word line = 0;
+      if (c.has[ChainAttrs::kDeclLine] &&
+          ::dwarf_formudata(&c.attr[ChainAttrs::kDeclLine], &line) == 0) {
+        n.decl_line = line;
+      }
+      std::copy(std::begin(c.has), std::end(c.has), std::begin(n.has));
       Dwarf_Attribute* next = c.has_origin          ? &c.origin
                               : c.has_specification ? &c.specification
                                                     : nullptr;
-      if (next == nullptr) break;
-      die = ::dwarf_formref_die(next, &mem);
-    } while (die != nullptr && chain-- != 0);
-    return c;
+      Dwarf_Die mem;
+      if (next != nullptr && chain > 0 && ::dwarf_formref_die(next, &mem) != nullptr) {
+        const ChainNames& up = chainNames(&mem, chain - 1);  // map references stay valid
+        auto fill = [&](int slot, auto& mine, const auto& theirs) {
+          if (n.has[slot] || !up.has[slot]) return;
+          n.has[slot] = true;
+          mine = theirs;
+        };
+        fill(ChainAttrs::kLinkage, n.linkage, up.linkage);
+        fill(ChainAttrs::kMipsLinkage, n.mips_linkage, up.mips_linkage);
+        fill(ChainAttrs::kName, n.name, up.name);
+        fill(ChainAttrs::kDeclFile, n.decl_file, up.decl_file);
+        fill(ChainAttrs::kDeclLine, n.decl_line, up.decl_line);
+      }
+    }
+    return chain_names.emplace(off, n).first->second;
   }
 
-  // dwarf_decl_file for the attribute found: the file index is in the line
-  // table of the unit the attribute came from.
-  static const char* declFile(ChainAttrs& a) {
-    if (!a.has[ChainAttrs::kDeclFile]) return nullptr;
-    Dwarf_Attribute& attr = a.attr[ChainAttrs::kDeclFile];
+  // The file a DW_AT_decl_file attribute names: an index into the line table
+  // of the unit the attribute came from, made absolute with that unit's
+  // DW_AT_comp_dir. From the unit's index when it is built (libdw would
+  // decode its line program again).
+  std::string_view declFile(Dwarf_Attribute& attr) {
     Dwarf_Word idx = 0;
-    if (::dwarf_formudata(&attr, &idx) != 0 || attr.cu == nullptr) return nullptr;
+    if (::dwarf_formudata(&attr, &idx) != 0 || attr.cu == nullptr) return {};
     Dwarf_Die cudie;
     if (::dwarf_cu_die(attr.cu, &cudie, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr) ==
         nullptr) {
-      return nullptr;
+      return {};
+    }
+    if (auto it = units.find(::dwarf_dieoffset(&cudie)); it != units.end()) {
+      return idx < it->second->files.size() ? it->second->files[idx] : std::string_view();
     }
     Dwarf_Files* files = nullptr;
     size_t nfiles = 0;
-    if (::dwarf_getsrcfiles(&cudie, &files, &nfiles) != 0 || idx >= nfiles) return nullptr;
-    return ::dwarf_filesrc(files, idx, nullptr, nullptr);
+    if (::dwarf_getsrcfiles(&cudie, &files, &nfiles) != 0 || idx >= nfiles) return {};
+    return intern(
+        joinDir(attrString(&cudie, DW_AT_comp_dir), ::dwarf_filesrc(files, idx, nullptr, nullptr)));
+  }
+
+  // A unit's language, read once per unit.
+  struct UnitInfo {
+    bool unmangled_language = false;
+  };
+  std::unordered_map<Dwarf_Off, ChainNames> chain_names;
+  std::unordered_map<Dwarf_CU*, std::optional<UnitInfo>> unit_infos;
+
+  const UnitInfo* unitInfo(Dwarf_Die* die) {
+    auto [it, inserted] = unit_infos.try_emplace(die->cu);
+    if (inserted) {
+      Dwarf_Die cudie;
+      if (::dwarf_diecu(die, &cudie, nullptr, nullptr) == nullptr) {
+        it->second.reset();
+      } else {
+        it->second = UnitInfo{unmangledLanguage(::dwarf_srclang(&cudie))};
+      }
+    }
+    return it->second ? &*it->second : nullptr;
   }
 
   const FunctionInfo& function(uint32_t id) {
@@ -580,29 +398,16 @@ struct DwarfIndex::Impl {
     resolved[id] = true;
     Dwarf_Die die;
     if (::dwarf_offdie(dwarf, function_dies[id], &die) == nullptr) return info;
-    ChainAttrs a = chainAttrs(&die);
-    const char* linkage =
-        a.has[ChainAttrs::kLinkage] ? ::dwarf_formstring(&a.attr[ChainAttrs::kLinkage]) : nullptr;
-    if (linkage == nullptr && a.has[ChainAttrs::kMipsLinkage]) {
-      linkage = ::dwarf_formstring(&a.attr[ChainAttrs::kMipsLinkage]);
-    }
+    const ChainNames& n = chainNames(&die, 16);  // 16: as dwarf_attr_integrate
+    const char* linkage = n.linkage != nullptr ? n.linkage : n.mips_linkage;
     if (linkage != nullptr) info.linkage_name = intern(linkage);
-    if (a.has[ChainAttrs::kName]) {
-      if (const char* name = ::dwarf_formstring(&a.attr[ChainAttrs::kName]); name != nullptr) {
-        info.name = intern(name);
-      }
-    }
-    Dwarf_Die cudie;
-    bool have_cu = ::dwarf_diecu(&die, &cudie, nullptr, nullptr) != nullptr;
-    if (have_cu) info.unmangled_language = unmangledLanguage(::dwarf_srclang(&cudie));
-    const char* file = declFile(a);
-    Dwarf_Word line = 0;
-    if (file != nullptr && a.has[ChainAttrs::kDeclLine] &&
-        ::dwarf_formudata(&a.attr[ChainAttrs::kDeclLine], &line) == 0 && line > 0 &&
-        line <= INT32_MAX) {
-      std::string path = have_cu ? absolute(&cudie, file) : file;
-      info.decl_file = intern(std::move(path));
-      info.decl_line = static_cast<uint32_t>(line);
+    if (n.name != nullptr) info.name = intern(n.name);
+    const UnitInfo* unit = unitInfo(&die);
+    if (unit != nullptr) info.unmangled_language = unit->unmangled_language;
+    if (!n.decl_file.empty() && n.has[ChainAttrs::kDeclLine] && n.decl_line > 0 &&
+        n.decl_line <= INT32_MAX) {
+      info.decl_file = n.decl_file;
+      info.decl_line = static_cast<uint32_t>(n.decl_line);
     }
     return info;  // low_pc: set by walk(), from the same ranges
   }
@@ -613,6 +418,7 @@ DwarfIndex::DwarfIndex(const ElfFile& elf) : DwarfIndex(elf.elf()) {}
 DwarfIndex::DwarfIndex(Elf* elf) : impl_(std::make_unique<Impl>()) {
   if (elf == nullptr) return;
   // A file without DWARF makes dwarf_begin_elf fail; that only means "no lines".
+  impl_->elf = elf;
   impl_->dwarf = ::dwarf_begin_elf(elf, DWARF_C_READ, nullptr);
 }
 DwarfIndex::DwarfIndex(DwarfIndex&&) noexcept = default;
@@ -628,6 +434,13 @@ bool DwarfIndex::frames(Svma pc, std::vector<Frame>& out) {
   return hasDebugInfo() && impl_->frames(pc.v, out);
 }
 
+void DwarfIndex::prepare(const std::vector<Svma>& pcs, unsigned threads) {
+  if (!hasDebugInfo()) return;
+  std::vector<uint64_t> raw(pcs.size());
+  for (size_t i = 0; i < pcs.size(); ++i) raw[i] = pcs[i].v;
+  impl_->prepare(raw, threads);
+}
+
 const FunctionInfo& DwarfIndex::function(uint32_t id) {
   return impl_->function(id);
 }
@@ -638,7 +451,7 @@ size_t DwarfIndex::functionCount() const {
 
 std::optional<SourceLine> DwarfIndex::lookup(Svma pc) {
   if (!hasDebugInfo()) return std::nullopt;
-  Unit* u = impl_->unitFor(pc.v);
+  UnitIndex* u = impl_->unitFor(pc.v);
   if (u == nullptr) return std::nullopt;
   const LineRange* row = Impl::rowAt(*u, pc.v);
   if (row == nullptr || row->file == kNoFile) return std::nullopt;

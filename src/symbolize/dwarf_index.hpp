@@ -1,29 +1,27 @@
 // DwarfIndex: source lines and inline chains of addresses in one ELF file,
 // from its DWARF (4 or 5), through strobe-owned per-unit indexes.
 //
-// libdw parses; this class owns the lookup structures. Per compile unit,
-// built once on the first address that falls in it:
-//   - the line table as sorted, non-overlapping address ranges (one row per
-//     range; of several rows at one address the last wins, as in binutils);
-//   - the code of subprograms and inlined subroutines (DW_AT_low_pc/high_pc,
-//     high_pc as an offset, or DW_AT_ranges) painted into sorted,
-//     non-overlapping segments, each naming its innermost scope, so a lookup
-//     is two binary searches and a walk up the scope's parents.
+// libdw parses; this class owns the lookup structures: per compile unit, a
+// UnitIndex (unit_index.hpp: line ranges and painted function scopes, so a
+// lookup is two binary searches and a walk up the scope's parents), built
+// once on the first address that falls in the unit, or ahead of time for a
+// batch of addresses by prepare(), several units at once on worker threads.
 // Names are resolved lazily per DIE (DW_AT_linkage_name, else DW_AT_name,
 // through DW_AT_abstract_origin / DW_AT_specification, across units with
-// DW_FORM_ref_addr) and memoized.
+// DW_FORM_ref_addr) and memoized per DIE along the chain.
 //
 // Owns: the Dwarf handle (dwarf_end on destruction), the unit indexes and the
 // interned strings that FunctionInfo and Frame views point into.
 // Borrows: the ElfFile's Elf*; a DwarfIndex must not outlive that ElfFile.
-// The constructor marks compressed sections it never reads (location lists,
-// macros) SHT_NOBITS in that Elf's in-memory headers so libdw does not
-// inflate them; the file is untouched.
+// Compressed debug sections are best inflated first
+// (ElfFile::inflateDebugSections); libdw otherwise inflates every one itself.
 // A file without debug information is not an error: lookups find nothing and
 // hasDebugInfo() is false. Malformed DWARF yields fewer frames, never a crash.
 // File names are as the line table gives them, made absolute with the unit's
 // DW_AT_comp_dir when relative (as addr2line prints them).
 // Thread safety: none (indexes are built lazily); one thread at a time.
+// prepare() runs its own workers (each on its own Dwarf handle over the same
+// Elf) and returns after joining them.
 #pragma once
 
 #include <cstdint>
@@ -83,6 +81,11 @@ class DwarfIndex {
   ~DwarfIndex();
 
   [[nodiscard]] bool hasDebugInfo() const;
+
+  // Builds, ahead of lookups, the indexes of the units these addresses fall
+  // in, on up to `threads` threads (1: on the calling thread). Lookups give
+  // the same answers with or without it; it only makes them parallel.
+  void prepare(const std::vector<Svma>& pcs, unsigned threads);
 
   // The frames at `pc`, innermost first: the innermost's line is the line
   // table row, each outer frame's line is the call site of the frame inside

@@ -173,7 +173,8 @@ struct Symbolizer::ModuleJob {
   bool warned = false;
 };
 
-void Symbolizer::runJob(ModuleJob& job, const std::string& path, const std::string& recorded) {
+void Symbolizer::runJob(ModuleJob& job, const std::string& path, const std::string& recorded,
+                        unsigned unit_threads) {
   if (job.open) {
     std::unique_ptr<ModuleSymbols> m;
     job.warning = openModule(path, recorded, m);
@@ -182,6 +183,12 @@ void Symbolizer::runJob(ModuleJob& job, const std::string& path, const std::stri
   ModuleSymbols* m = job.slot->get();
   job.ends.assign(job.locs.size(), 0);
   if (m == nullptr) return;
+  std::vector<Svma> pcs;
+  pcs.reserve(job.offsets.size());
+  for (uint64_t off : job.offsets) {
+    if (std::optional<Svma> pc = m->elf.fileOffsetToSvma(FileOffset(off))) pcs.push_back(*pc);
+  }
+  m->dwarf->prepare(pcs, unit_threads);
   std::vector<Frame> scratch;
   std::vector<NamedFrame> named;
   for (size_t i = 0; i < job.locs.size(); ++i) {
@@ -255,15 +262,19 @@ Status Symbolizer::symbolize(model::Profile& profile) {
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return jobs[a].locs.size() > jobs[b].locs.size(); });
+  size_t cpus = options_.threads != 0 ? options_.threads : std::thread::hardware_concurrency();
+  size_t threads = std::max<size_t>(1, std::min(cpus, jobs.size()));
+  // Fewer modules than CPUs: the spare CPUs read the units of each module's
+  // DWARF in parallel (one big binary is the common case).
+  auto unit_threads =
+      static_cast<unsigned>(std::max<size_t>(1, cpus / std::max<size_t>(1, jobs.size())));
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t k; (k = next.fetch_add(1)) < order.size();) {
       size_t i = order[k];
-      runJob(jobs[i], job_files[i].first, job_files[i].second);
+      runJob(jobs[i], job_files[i].first, job_files[i].second, unit_threads);
     }
   };
-  size_t threads = options_.threads != 0 ? options_.threads : std::thread::hardware_concurrency();
-  threads = std::max<size_t>(1, std::min(threads, jobs.size()));
   std::vector<std::thread> pool;
   for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
   work();

@@ -93,7 +93,8 @@ class Symbolizer {
                          std::unique_ptr<ModuleSymbols>& out) const;
   // Opens (if new) and resolves one module file's locations. Any thread; a
   // job's module is used by one thread only.
-  void runJob(ModuleJob& job, const std::string& path, const std::string& recorded);
+  void runJob(ModuleJob& job, const std::string& path, const std::string& recorded,
+              unsigned unit_threads);
   // options_.kept_copy's answer, "" without one. Any thread.
   std::string keptCopy(const std::string& path, const std::string& build_id) const;
   // Kernel frames (module "[kernel.kallsyms]", offset == address): named
