@@ -21,6 +21,7 @@
 
 #include "fixture_tools.hpp"
 #include "symbolize/demangle.hpp"
+#include "symbolize/dwarf_index.hpp"
 #include "symbolize/elf_file.hpp"
 #include "symbolize/symbolizer.hpp"
 
@@ -162,6 +163,47 @@ TEST(SymbolizeDifferentialTest, AgreesWithBinutilsAddr2line) {
 // section), past the end of the file, garbage input (read as 0). (Data
 // addresses are out of scope: binutils names them by data symbols, strobe
 // knows only functions.)
+// DwarfIndex::prepare builds units on worker threads (own Dwarf handles);
+// the answers must be those of an index that built each unit on first use.
+TEST(SymbolizeDifferentialTest, UnitsBuiltInParallelAnswerAsSerial) {
+  auto serial_file = ElfFile::open(SYMFIX_LARGE);
+  auto parallel_file = ElfFile::open(SYMFIX_LARGE);
+  ASSERT_TRUE(serial_file.ok() && parallel_file.ok());
+  SectionRange text = section(*serial_file, ".text");
+  std::mt19937_64 rng(20261123);
+  std::uniform_int_distribution<uint64_t> pick(text.addr, text.addr + text.size - 1);
+  std::vector<Svma> pcs;
+  for (int i = 0; i < 5000; ++i) pcs.emplace_back(pick(rng));
+
+  DwarfIndex serial(*serial_file);
+  DwarfIndex parallel(*parallel_file);
+  parallel.prepare(pcs, 4);
+  size_t inlined = 0;
+  std::vector<Frame> a;
+  std::vector<Frame> b;
+  for (Svma pc : pcs) {
+    SCOPED_TRACE(pc.v);
+    ASSERT_EQ(serial.frames(pc, a), parallel.frames(pc, b));
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t k = 0; k < a.size(); ++k) {
+      EXPECT_EQ(a[k].die, b[k].die);
+      EXPECT_EQ(a[k].file, b[k].file);
+      EXPECT_EQ(a[k].line, b[k].line);
+      EXPECT_EQ(a[k].inlined, b[k].inlined);
+      if (a[k].die == 0) continue;
+      inlined += a[k].inlined ? 1 : 0;
+      const FunctionInfo& fa = serial.function(a[k].function);
+      const FunctionInfo& fb = parallel.function(b[k].function);
+      EXPECT_EQ(fa.linkage_name, fb.linkage_name);
+      EXPECT_EQ(fa.name, fb.name);
+      EXPECT_EQ(fa.decl_file, fb.decl_file);
+      EXPECT_EQ(fa.decl_line, fb.decl_line);
+      EXPECT_EQ(fa.low_pc, fb.low_pc);
+    }
+  }
+  EXPECT_GT(inlined, 1000U) << "the fixture's inline chains must be exercised";
+}
+
 TEST(SymbolizeDifferentialTest, SameBytesAsAddr2lineForEveryFlag) {
   auto f = ElfFile::open(SYMFIX_LARGE);
   ASSERT_TRUE(f.ok());
