@@ -45,8 +45,7 @@ int runSymbolize(const SymbolizeArgs& a) {
   }
   symbolize::Addr2Line& e = **engine;
   std::string out;
-  auto answer = [&](const char* text) {
-    uint64_t addr = parseAddress(text);
+  auto answer = [&](uint64_t addr) {
     if (a.json) {
       e.json(addr, out);
     } else {
@@ -59,8 +58,8 @@ int runSymbolize(const SymbolizeArgs& a) {
   if (!a.addresses.empty()) {
     for (const std::string& s : a.addresses) batch.push_back(parseAddress(s.c_str()));
     e.prepare(batch);
-    for (const std::string& s : a.addresses) {
-      answer(s.c_str());
+    for (uint64_t addr : batch) {
+      answer(addr);
       if (out.size() > kChunk) {
         if (!writeAll(out)) return kExitError;
         out.clear();
@@ -78,24 +77,24 @@ int runSymbolize(const SymbolizeArgs& a) {
     if (n <= 0) break;
     pending.append(buf, static_cast<size_t>(n));
     batch.clear();
-    for (size_t at = 0, nl; (nl = pending.find('\n', at)) != std::string::npos; at = nl + 1) {
-      batch.push_back(parseAddress(pending.c_str() + at));
-    }
-    e.prepare(batch);
     size_t start = 0;
     for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
       pending[nl] = '\0';
-      answer(pending.c_str() + start);
+      batch.push_back(parseAddress(pending.c_str() + start));
+    }
+    pending.erase(0, start);
+    e.prepare(batch);
+    for (uint64_t addr : batch) {
+      answer(addr);
       if (out.size() > kChunk) {
         if (!writeAll(out)) return kExitError;
         out.clear();
       }
     }
-    pending.erase(0, start);
     if (!writeAll(out) || std::fflush(stdout) != 0) return kExitError;
     out.clear();
   }
-  if (!pending.empty()) answer(pending.c_str());
+  if (!pending.empty()) answer(parseAddress(pending.c_str()));
   if (!writeAll(out)) return kExitError;
   return std::fflush(stdout) == 0 ? 0 : kExitError;
 }

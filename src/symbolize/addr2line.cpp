@@ -97,9 +97,7 @@ bool Addr2Line::inAllocSection(uint64_t addr) const {
 void Addr2Line::prepare(const std::vector<uint64_t>& addrs) {
   std::vector<Svma> pcs;
   pcs.reserve(addrs.size());
-  for (uint64_t a : addrs) {
-    if (inAllocSection(a)) pcs.emplace_back(a);
-  }
+  for (uint64_t a : addrs) pcs.emplace_back(a);
   dwarf_.prepare(pcs, std::max(1U, std::thread::hardware_concurrency()));
 }
 

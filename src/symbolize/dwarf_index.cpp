@@ -59,6 +59,7 @@ struct DwarfIndex::Impl {
   Dwarf* dwarf = nullptr;
   bool unit_ranges_built = false;
   std::vector<UnitRange> unit_ranges;  // sorted by low
+  size_t unit_count = 0;               // distinct units in unit_ranges
   std::unordered_map<Dwarf_Off, std::unique_ptr<UnitIndex>> units;
   Dwarf_Off last_unit_offset = 0;
   UnitIndex* last_unit = nullptr;
@@ -94,6 +95,10 @@ struct DwarfIndex::Impl {
     }
     std::sort(unit_ranges.begin(), unit_ranges.end(),
               [](const UnitRange& a, const UnitRange& b) { return a.low < b.low; });
+    std::vector<Dwarf_Off> dies;
+    for (const UnitRange& r : unit_ranges) dies.push_back(r.die);
+    std::sort(dies.begin(), dies.end());
+    unit_count = static_cast<size_t>(std::unique(dies.begin(), dies.end()) - dies.begin());
   }
 
   // The unit covering pc: the units' own ranges first, then .debug_aranges.
@@ -142,6 +147,7 @@ struct DwarfIndex::Impl {
   std::vector<Dwarf_Off> unbuiltUnits(const std::vector<uint64_t>& pcs) {
     if (!unit_ranges_built) buildUnitRanges();
     std::vector<Dwarf_Off> need;
+    if (units.size() >= unit_count) return need;  // all built
     for (uint64_t pc : pcs) {
       auto it = std::upper_bound(unit_ranges.begin(), unit_ranges.end(), pc,
                                  [](uint64_t a, const UnitRange& r) { return a < r.low; });
@@ -187,21 +193,6 @@ struct DwarfIndex::Impl {
     for (size_t i = 0; i < need.size(); ++i) units[need[i]] = adopt(std::move(built[i]));
   }
 
-  static const LineRange* rowAt(const UnitIndex& u, uint64_t pc) {
-    auto it = std::upper_bound(u.lines.begin(), u.lines.end(), pc,
-                               [](uint64_t a, const LineRange& r) { return a < r.lo; });
-    if (it == u.lines.begin()) return nullptr;
-    --it;
-    return pc < it->hi ? &*it : nullptr;
-  }
-
-  static int32_t scopeAt(const UnitIndex& u, uint64_t pc) {
-    auto it = std::upper_bound(u.segments.begin(), u.segments.end(), pc,
-                               [](uint64_t a, const Segment& s) { return a < s.lo; });
-    if (it == u.segments.begin()) return -1;
-    return std::prev(it)->scope;
-  }
-
   static std::string_view fileOf(const UnitIndex& u, uint32_t index) {
     return index < u.files.size() ? u.files[index] : std::string_view();
   }
@@ -210,8 +201,8 @@ struct DwarfIndex::Impl {
     out.clear();
     UnitIndex* u = unitFor(pc);
     if (u == nullptr) return false;
-    const LineRange* row = rowAt(*u, pc);
-    int32_t s = scopeAt(*u, pc);
+    const LineRange* row = u->rowAt(pc);
+    int32_t s = u->scopeAt(pc);
     if (row == nullptr && s < 0) return false;
     Frame inner;
     if (row != nullptr) {
@@ -453,7 +444,7 @@ std::optional<SourceLine> DwarfIndex::lookup(Svma pc) {
   if (!hasDebugInfo()) return std::nullopt;
   UnitIndex* u = impl_->unitFor(pc.v);
   if (u == nullptr) return std::nullopt;
-  const LineRange* row = Impl::rowAt(*u, pc.v);
+  const LineRange* row = u->rowAt(pc.v);
   if (row == nullptr || row->file == kNoFile) return std::nullopt;
   return SourceLine{std::string(Impl::fileOf(*u, row->file)), row->line};
 }

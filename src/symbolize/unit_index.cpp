@@ -260,6 +260,19 @@ std::string joinDir(const char* dir, const char* file) {
   return joined + path;
 }
 
+const LineRange* UnitIndex::rowAt(uint64_t pc) const {
+  auto it = std::upper_bound(line_lo.begin(), line_lo.end(), pc);
+  if (it == line_lo.begin()) return nullptr;
+  const LineRange& r = lines[static_cast<size_t>(it - line_lo.begin()) - 1];
+  return pc < r.hi ? &r : nullptr;
+}
+
+int32_t UnitIndex::scopeAt(uint64_t pc) const {
+  auto it = std::upper_bound(segment_lo.begin(), segment_lo.end(), pc);
+  if (it == segment_lo.begin()) return -1;
+  return segments[static_cast<size_t>(it - segment_lo.begin()) - 1].scope;
+}
+
 BuiltUnit UnitBuilder::build(Dwarf* dwarf, uint64_t cu_offset) {
   BuiltUnit b;
   Dwarf_Die cudie;
@@ -276,7 +289,12 @@ BuiltUnit UnitBuilder::build(Dwarf* dwarf, uint64_t cu_offset) {
   buildLines(&cudie, files, rows_, b);
   std::vector<CodeRange> ranges;
   walk(&cudie, -1, 0, b, ranges);
-  paint(ranges, b.index.segments);
+  UnitIndex& u = b.index;
+  paint(ranges, u.segments);
+  u.line_lo.reserve(u.lines.size());
+  for (const LineRange& r : u.lines) u.line_lo.push_back(r.lo);
+  u.segment_lo.reserve(u.segments.size());
+  for (const Segment& s : u.segments) u.segment_lo.push_back(s.lo);
   return b;
 }
 
