@@ -130,6 +130,9 @@ model::Profile Collector::toProfile(const SessionInfo& info,
   m.event = info.event;
   m.call_graph = "fp";
   m.lost_samples = info.dropped;
+  m.target_cpu_ns = info.process_cpu_ns;
+  m.refused_threads = info.refused_threads;
+  m.refused_reason = info.refused_reason;
   m.kernel = readLine("/proc/sys/kernel/osrelease");
   m.hostname = readLine("/proc/sys/kernel/hostname");
   m.strobe_version = STROBE_VERSION;

@@ -28,6 +28,9 @@ struct SessionInfo {
   std::string event;   // "cpu-clock" or "wall-clock"
   std::string engine;  // "perf" or "timer"
   uint64_t dropped = 0;
+  uint64_t process_cpu_ns = 0;   // the whole process's CPU during the session
+  uint64_t refused_threads = 0;  // threads the engine could not sample
+  std::string refused_reason;    // the first refusal's error
 };
 
 class Collector {

@@ -26,6 +26,7 @@
 #include "inproc/preload_env.hpp"
 #include "inproc/session.hpp"
 #include "inproc/writer.hpp"
+#include "output/unsampled_threads.hpp"
 
 namespace strobe::inproc {
 namespace {
@@ -38,8 +39,11 @@ int g_pipe[2] = {-1, -1};
 unsigned g_serial = 0;
 
 void writeOut(const std::string& path) {
-  Status s = withLastProfile(
-      [&](const model::Profile& p) { return writeProfileFile(p, g_cfg->format, path); });
+  std::string refused;
+  Status s = withLastProfile([&](const model::Profile& p) {
+    refused = output::refusedThreadsLine(p);
+    return writeProfileFile(p, g_cfg->format, path);
+  });
   if (!s.ok()) {
     logError(s.error());
     return;
@@ -49,6 +53,7 @@ void writeOut(const std::string& path) {
                     std::to_string(sampleCount()) + " samples, " +
                     std::to_string(droppedSamples()) + " dropped)";
   logInfo(msg);
+  if (!refused.empty()) logWarning(refused, output::kRefusedThreadsHint);
 }
 
 void atExit() {

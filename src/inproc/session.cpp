@@ -28,7 +28,8 @@ struct Running {
   std::thread drainer;
   bool stopping = false;
   Fd wake;                    // an eventfd: stop() writes it to end the drain thread's wait
-  std::set<int32_t> refused;  // threads the engine could not sample
+  std::set<int32_t> refused;  // live threads the engine could not sample
+  uint64_t start_cpu_ns = 0;  // CLOCK_PROCESS_CPUTIME_ID at start
 };
 
 struct Last {
@@ -80,7 +81,19 @@ uint64_t selfStackTop() {
 // With g_state_mu held.
 void addThreadLocked(Running& r, int32_t tid, uint64_t stack_hi) {
   if (internal().contains(tid) || r.refused.contains(tid) || r.engine->hasThread(tid)) return;
-  if (!r.engine->addThread(tid, stack_hi).ok()) r.refused.insert(tid);
+  Status s = r.engine->addThread(tid, stack_hi);
+  if (s.ok()) return;
+  r.refused.insert(tid);
+  // A thread that exited before its event opened was not refused.
+  if (s.error().errnum == ESRCH) return;
+  ++r.info.refused_threads;
+  if (r.info.refused_reason.empty()) r.info.refused_reason = s.error().describe();
+}
+
+uint64_t processCpuNs() {
+  timespec ts{};
+  if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ULL + static_cast<uint64_t>(ts.tv_nsec);
 }
 
 // With g_state_mu held: new threads in, exited threads out.
@@ -259,6 +272,7 @@ Status startSession(const Options& o) {
   // The running threads (this one is in already).
   for (int32_t tid : listThreads()) addThreadLocked(*run, tid, 0);
 
+  run->start_cpu_ns = processCpuNs();
   run->info.start_monotonic_ns = monotonicNs();
   run->info.start_realtime_ns = realtimeNs();
   run->info.frequency = o.frequency;
@@ -299,6 +313,7 @@ Status stopSession() {
   }
   std::unique_ptr<Running> owned(r);
   owned->info.duration_ns = monotonicNs() - owned->info.start_monotonic_ns;
+  owned->info.process_cpu_ns = processCpuNs() - owned->start_cpu_ns;
   std::vector<std::string> warnings;
   last().profile =
       std::make_unique<model::Profile>(owned->collector.toProfile(owned->info, &warnings));

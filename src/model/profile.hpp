@@ -111,7 +111,13 @@ struct Meta {
   // and what they counted (ns of CPU for time events); inherited events only.
   uint64_t unsampled_threads = 0;
   uint64_t unsampled_count = 0;
-  uint64_t target_cpu_ns = 0;  // user+sys CPU of the command (rusage), 0 if unknown
+  // Threads the profiler could not sample at all (libstrobe: an engine
+  // refused them, e.g. no locked memory left for their perf rings), and why.
+  uint64_t refused_threads = 0;
+  std::string refused_reason;
+  // user+sys CPU of the command (rusage; libstrobe: of the process during the
+  // session), 0 if unknown
+  uint64_t target_cpu_ns = 0;
   int32_t exit_status = 0;     // as a shell reports it: 128+N for signal N
   uint64_t sample_period = 0;  // -c N: one sample every N events (0: by frequency)
   std::string target;          // "command", "pid 12,34" (attach) or "system" (-a)

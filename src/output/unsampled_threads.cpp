@@ -33,4 +33,18 @@ std::string unsampledThreadsLine(const model::Meta& m) {
       m.unsampled_threads == 1 ? "it ran" : "each ran", period);
 }
 
+std::string refusedThreadsLine(const model::Profile& p) {
+  const model::Meta& m = p.meta();
+  if (m.refused_threads == 0) return {};
+  std::string line = fmt::format(
+      "{} never sampled: {}",
+      m.refused_threads == 1 ? "1 thread was" : fmt::format("{} threads were", m.refused_threads),
+      m.refused_reason.empty() ? "the engine refused it" : m.refused_reason);
+  if (m.target_cpu_ns != 0 && model::isTimeEvent(m.event)) {
+    line += fmt::format("; the process ran {} of CPU, {} of it sampled",
+                        formatDuration(m.target_cpu_ns), formatDuration(model::totals(p).weight));
+  }
+  return line;
+}
+
 }  // namespace strobe::output

@@ -37,6 +37,8 @@ constexpr Field kFields[] = {
     {"unsampled_threads", &Meta::unsampled_threads},
     {"unsampled_count", &Meta::unsampled_count},
     {"target_cpu_ns", &Meta::target_cpu_ns},
+    {"refused_threads", &Meta::refused_threads},
+    {"refused_reason", &Meta::refused_reason},
     {"exit_status", &Meta::exit_status},
     {"sample_period", &Meta::sample_period},
     {"target", &Meta::target},

@@ -68,6 +68,53 @@ TEST_F(PreloadTest, ProfilesAnUnmodifiedProgramToExit) {
   EXPECT_NEAR(selfPct(report, "work_one()"), 10.0, 4.0) << report;
 }
 
+// Unprivileged, the perf engine's rings come out of a small locked-memory
+// budget (kernel.perf_event_mlock_kb per CPU): a program with more threads
+// than it covers has threads the engine refuses. They must be counted and
+// explained, with the process's CPU next to the sampled CPU, never silently
+// left out.
+TEST_F(PreloadTest, ThreadsRefusedForLackOfLockedMemoryAreReported) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to run the fixture as another user";
+  int paranoid = std::stoi(readFile("/proc/sys/kernel/perf_event_paranoid"));
+  if (paranoid > 2) GTEST_SKIP() << "perf_event_paranoid " << paranoid << " forbids users";
+  // Threads beyond what the budget holds in the smallest rings (8 KiB).
+  uint64_t budget_kb = std::stoull(readFile("/proc/sys/kernel/perf_event_mlock_kb")) *
+                       static_cast<uint64_t>(::sysconf(_SC_NPROCESSORS_ONLN));
+  uint64_t threads = budget_kb / 8 + 40;
+  if (threads > 1500)
+    GTEST_SKIP() << "the locked-memory budget covers " << budget_kb / 8
+                 << " threads here: too many to exceed in a test";
+  // Files the unprivileged user can reach.
+  namespace fs = std::filesystem;
+  fs::permissions(dir_, fs::perms::all);
+  fs::copy_file(fs::canonical(kLib), dir_ + "/libstrobe.so");
+  fs::copy_file(kFixtures + "fixture_many_threads", dir_ + "/fixture");
+  std::string out = dir_ + "/app.txt";
+  Ran r = runProcess(
+      {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c",
+       "ulimit -l 0 && exec timeout --preserve-status -s TERM 2 env LD_PRELOAD=" + dir_ +
+           "/libstrobe.so STROBE_ENGINE=perf STROBE_OUTPUT=" + out + " " + dir_ + "/fixture " +
+           std::to_string(threads)});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string report = readFile(out);
+  size_t at = report.find("refused:   ");
+  ASSERT_NE(at, std::string::npos) << report;
+  uint64_t refused = std::stoull(report.substr(at + 11));
+  EXPECT_GE(refused, 40U) << report;
+  EXPECT_LE(refused, threads) << report;
+  EXPECT_NE(report.find(" threads were never sampled: cannot map a ", at), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("kernel.perf_event_mlock_kb", at), std::string::npos) << report;
+  EXPECT_NE(report.find("; the process ran ", at), std::string::npos) << report;
+  EXPECT_NE(r.err.find("strobe: warning: " + std::to_string(refused) +
+                       " threads were never "
+                       "sampled: "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("  hint: the timer engine (STROBE_ENGINE=timer"), std::string::npos)
+      << r.err;
+}
+
 TEST_F(PreloadTest, TimerEngineInPreloadMode) {
   std::string out = dir_ + "/app.txt";
   Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + out,

@@ -23,6 +23,8 @@ Profile richProfile() {
   m.lost_samples = 3;
   m.throttle_events = 2;
   m.target_cpu_ns = 4'999'000'000ULL;
+  m.refused_threads = 7;
+  m.refused_reason = "cannot map a 8 KiB perf ring: over kernel.perf_event_mlock_kb";
   m.exit_status = 130;
 
   ModuleId app = p.internModule("/opt/app/bin/app", "abcd1234");
@@ -118,6 +120,8 @@ void expectSameProfile(const Profile& a, const Profile& b) {
   EXPECT_EQ(x.lost_samples, y.lost_samples);
   EXPECT_EQ(x.throttle_events, y.throttle_events);
   EXPECT_EQ(x.target_cpu_ns, y.target_cpu_ns);
+  EXPECT_EQ(x.refused_threads, y.refused_threads);
+  EXPECT_EQ(x.refused_reason, y.refused_reason);
   EXPECT_EQ(x.exit_status, y.exit_status);
 
   ASSERT_EQ(a.modules().size(), b.modules().size());
