@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "symbolize/die_attrs.hpp"
 #include "symbolize/elf_file.hpp"
 #include "symbolize/unit_index.hpp"
 
@@ -233,56 +234,12 @@ struct DwarfIndex::Impl {
     return true;
   }
 
-  // The attributes function() reads, each from the first DIE that has it
-  // along the DW_AT_abstract_origin / DW_AT_specification chain, as
-  // dwarf_attr_integrate finds them, but with one pass over each DIE's
-  // attributes instead of one per attribute and per DIE.
-  struct ChainAttrs {
-    enum { kLinkage, kMipsLinkage, kName, kDeclFile, kDeclLine, kCount };
-    Dwarf_Attribute attr[kCount] = {};
-    bool has[kCount] = {};
-    Dwarf_Attribute origin = {};
-    Dwarf_Attribute specification = {};
-    bool has_origin = false;
-    bool has_specification = false;
-  };
-
-  static int collectAttr(Dwarf_Attribute* attr, void* arg) {
-    auto* c = static_cast<ChainAttrs*>(arg);
-    int slot = -1;
-    switch (::dwarf_whatattr(attr)) {
-      case DW_AT_linkage_name:
-        slot = ChainAttrs::kLinkage;
-        break;
-      case DW_AT_MIPS_linkage_name:
-        slot = ChainAttrs::kMipsLinkage;
-        break;
-      case DW_AT_name:
-        slot = ChainAttrs::kName;
-        break;
-      case DW_AT_decl_file:
-        slot = ChainAttrs::kDeclFile;
-        break;
-      case DW_AT_decl_line:
-        slot = ChainAttrs::kDeclLine;
-        break;
-      case DW_AT_abstract_origin:
-        if (!c->has_origin) c->origin = *attr;
-        c->has_origin = true;
-        break;
-      case DW_AT_specification:
-        if (!c->has_specification) c->specification = *attr;
-        c->has_specification = true;
-        break;
-      default:
-        break;
-    }
-    if (slot >= 0 && !c->has[slot]) {
-      c->attr[slot] = *attr;
-      c->has[slot] = true;
-    }
-    return DWARF_CB_OK;
-  }
+  // The attributes function() reads from each DIE along the chain, and the
+  // two that continue it.
+  enum ChainSlot { kLinkage, kMipsLinkage, kName, kDeclFile, kDeclLine, kOrigin, kSpecification };
+  using ChainAttrs =
+      DieAttrs<DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name, DW_AT_decl_file,
+               DW_AT_decl_line, DW_AT_abstract_origin, DW_AT_specification>;
 
   // What a DIE's chain gives for each attribute function() reads: the value
   // from the first DIE along DW_AT_abstract_origin / DW_AT_specification
@@ -294,7 +251,7 @@ struct DwarfIndex::Impl {
     const char* name = nullptr;
     std::string_view decl_file;  // interned, absolute
     uint64_t decl_line = 0;
-    bool has[ChainAttrs::kCount] = {};
+    bool has[kDeclLine + 1] = {};
   };
 
   // Memoized per DIE: the inlined instances and out-of-line copies of one
@@ -304,23 +261,22 @@ struct DwarfIndex::Impl {
     if (auto it = chain_names.find(off); it != chain_names.end()) return it->second;
     ChainAttrs c;
     ChainNames n;
-    if (::dwarf_getattrs(die, collectAttr, &c, 0) >= 0) {
+    if (c.read(die)) {
       auto str = [&](int slot) {
         return c.has[slot] ? ::dwarf_formstring(&c.attr[slot]) : nullptr;
       };
-      n.linkage = str(ChainAttrs::kLinkage);
-      n.mips_linkage = str(ChainAttrs::kMipsLinkage);
-      n.name = str(ChainAttrs::kName);
-      if (c.has[ChainAttrs::kDeclFile]) n.decl_file = declFile(c.attr[ChainAttrs::kDeclFile]);
+      n.linkage = str(kLinkage);
+      n.mips_linkage = str(kMipsLinkage);
+      n.name = str(kName);
+      if (c.has[kDeclFile]) n.decl_file = declFile(c.attr[kDeclFile]);
       Dwarf_Word line = 0;
-      if (c.has[ChainAttrs::kDeclLine] &&
-          ::dwarf_formudata(&c.attr[ChainAttrs::kDeclLine], &line) == 0) {
+      if (c.has[kDeclLine] && ::dwarf_formudata(&c.attr[kDeclLine], &line) == 0) {
         n.decl_line = line;
       }
-      std::copy(std::begin(c.has), std::end(c.has), std::begin(n.has));
-      Dwarf_Attribute* next = c.has_origin          ? &c.origin
-                              : c.has_specification ? &c.specification
-                                                    : nullptr;
+      std::copy(c.has.begin(), c.has.begin() + kDeclLine + 1, std::begin(n.has));
+      Dwarf_Attribute* next = c.has[kOrigin]          ? &c.attr[kOrigin]
+                              : c.has[kSpecification] ? &c.attr[kSpecification]
+                                                      : nullptr;
       Dwarf_Die mem;
       if (next != nullptr && chain > 0 && ::dwarf_formref_die(next, &mem) != nullptr) {
         const ChainNames& up = chainNames(&mem, chain - 1);  // map references stay valid
@@ -329,11 +285,11 @@ struct DwarfIndex::Impl {
           n.has[slot] = true;
           mine = theirs;
         };
-        fill(ChainAttrs::kLinkage, n.linkage, up.linkage);
-        fill(ChainAttrs::kMipsLinkage, n.mips_linkage, up.mips_linkage);
-        fill(ChainAttrs::kName, n.name, up.name);
-        fill(ChainAttrs::kDeclFile, n.decl_file, up.decl_file);
-        fill(ChainAttrs::kDeclLine, n.decl_line, up.decl_line);
+        fill(kLinkage, n.linkage, up.linkage);
+        fill(kMipsLinkage, n.mips_linkage, up.mips_linkage);
+        fill(kName, n.name, up.name);
+        fill(kDeclFile, n.decl_file, up.decl_file);
+        fill(kDeclLine, n.decl_line, up.decl_line);
       }
     }
     return chain_names.emplace(off, n).first->second;
@@ -395,8 +351,7 @@ struct DwarfIndex::Impl {
     if (n.name != nullptr) info.name = intern(n.name);
     const UnitInfo* unit = unitInfo(&die);
     if (unit != nullptr) info.unmangled_language = unit->unmangled_language;
-    if (!n.decl_file.empty() && n.has[ChainAttrs::kDeclLine] && n.decl_line > 0 &&
-        n.decl_line <= INT32_MAX) {
+    if (!n.decl_file.empty() && n.has[kDeclLine] && n.decl_line > 0 && n.decl_line <= INT32_MAX) {
       info.decl_file = n.decl_file;
       info.decl_line = static_cast<uint32_t>(n.decl_line);
     }

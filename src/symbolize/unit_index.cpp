@@ -1,5 +1,7 @@
 #include "symbolize/unit_index.hpp"
 
+#include "symbolize/die_attrs.hpp"
+
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
@@ -62,51 +64,19 @@ void buildLines(Dwarf_Die* cudie, Dwarf_Files* unit_files, std::vector<LineRow>&
   }
 }
 
-// The attributes walk() reads from a function scope's DIE (the first of
-// each, as dwarf_attr finds it).
-struct ScopeAttrs {
-  enum { kLowPc, kHighPc, kRanges, kCallFile, kCallLine, kCount };
-  Dwarf_Attribute attr[kCount] = {};
-  bool has[kCount] = {};
-};
-
-int collectScopeAttr(Dwarf_Attribute* attr, void* arg) {
-  auto* c = static_cast<ScopeAttrs*>(arg);
-  int slot = -1;
-  switch (::dwarf_whatattr(attr)) {
-    case DW_AT_low_pc:
-      slot = ScopeAttrs::kLowPc;
-      break;
-    case DW_AT_high_pc:
-      slot = ScopeAttrs::kHighPc;
-      break;
-    case DW_AT_ranges:
-      slot = ScopeAttrs::kRanges;
-      break;
-    case DW_AT_call_file:
-      slot = ScopeAttrs::kCallFile;
-      break;
-    case DW_AT_call_line:
-      slot = ScopeAttrs::kCallLine;
-      break;
-    default:
-      break;
-  }
-  if (slot >= 0 && !c->has[slot]) {
-    c->attr[slot] = *attr;
-    c->has[slot] = true;
-  }
-  return DWARF_CB_OK;
-}
+// The attributes walk() reads from a function scope's DIE.
+enum ScopeSlot { kLowPc, kHighPc, kRanges, kCallFile, kCallLine };
+using ScopeAttrs =
+    DieAttrs<DW_AT_low_pc, DW_AT_high_pc, DW_AT_ranges, DW_AT_call_file, DW_AT_call_line>;
 
 // [low_pc, high_pc) as dwarf_lowpc / dwarf_highpc read them (high_pc an
 // address or an offset from low_pc); nullopt in every other case, which
 // dwarf_ranges then handles (DW_AT_ranges, unusual forms, errors).
 std::optional<std::pair<uint64_t, uint64_t>> lowHigh(ScopeAttrs& at) {
-  if (!at.has[ScopeAttrs::kLowPc] || !at.has[ScopeAttrs::kHighPc]) return std::nullopt;
+  if (!at.has[kLowPc] || !at.has[kHighPc]) return std::nullopt;
   Dwarf_Addr lo = 0;
-  if (::dwarf_formaddr(&at.attr[ScopeAttrs::kLowPc], &lo) != 0) return std::nullopt;
-  Dwarf_Attribute& high = at.attr[ScopeAttrs::kHighPc];
+  if (::dwarf_formaddr(&at.attr[kLowPc], &lo) != 0) return std::nullopt;
+  Dwarf_Attribute& high = at.attr[kHighPc];
   switch (::dwarf_whatform(&high)) {
     case DW_FORM_addr: {
       Dwarf_Addr hi = 0;
@@ -149,8 +119,8 @@ void walk(Dwarf_Die* parent, int32_t parent_scope, int depth, BuiltUnit& b,
         // One pass over the DIE's attributes. Declarations and abstract
         // instances have neither low_pc nor ranges: skipped.
         ScopeAttrs at;
-        if (::dwarf_getattrs(&child, collectScopeAttr, &at, 0) < 0) break;
-        if (!at.has[ScopeAttrs::kLowPc] && !at.has[ScopeAttrs::kRanges]) break;
+        if (!at.read(&child)) break;
+        if (!at.has[kLowPc] && !at.has[kRanges]) break;
         int32_t scope = -1;
         std::optional<uint64_t> first_lo;  // the scope's low_pc, even of an empty range
         auto add = [&](uint64_t lo, uint64_t hi) {
@@ -165,13 +135,11 @@ void walk(Dwarf_Die* parent, int32_t parent_scope, int depth, BuiltUnit& b,
             s.inlined = tag == DW_TAG_inlined_subroutine;
             if (s.inlined) {
               Dwarf_Word v = 0;
-              if (at.has[ScopeAttrs::kCallFile] &&
-                  ::dwarf_formudata(&at.attr[ScopeAttrs::kCallFile], &v) == 0 &&
+              if (at.has[kCallFile] && ::dwarf_formudata(&at.attr[kCallFile], &v) == 0 &&
                   v < b.file_names.size()) {
                 s.call_file = static_cast<uint32_t>(v);
               }
-              if (at.has[ScopeAttrs::kCallLine] &&
-                  ::dwarf_formudata(&at.attr[ScopeAttrs::kCallLine], &v) == 0) {
+              if (at.has[kCallLine] && ::dwarf_formudata(&at.attr[kCallLine], &v) == 0) {
                 s.call_line = static_cast<uint32_t>(v);
               }
             }
