@@ -1,5 +1,6 @@
 #include "output/html_writer.hpp"
 
+#include <algorithm>
 #include <concepts>
 #include <map>
 #include <span>
@@ -117,21 +118,43 @@ class DisplayTrie {
   const std::vector<uint32_t>& frames() const { return frames_; }
 
  private:
+  // The node (parent, frame), made when new. Nodes are found through an
+  // open-addressing table of node ids (kNone: empty), at most half full.
   uint32_t child(uint32_t parent, uint32_t frame) {
-    uint64_t key = (static_cast<uint64_t>(parent + 1u) << 32) | frame;
-    auto [it, inserted] = index_.try_emplace(key, static_cast<uint32_t>(parents_.size()));
-    if (inserted) {
-      parents_.push_back(parent);
-      frames_.push_back(frame);
+    if (2 * (parents_.size() + 1) > slots_.size()) grow();
+    size_t mask = slots_.size() - 1;
+    for (size_t i = hash(parent, frame) & mask;; i = (i + 1) & mask) {
+      uint32_t id = slots_[i];
+      if (id == kNone) {
+        id = static_cast<uint32_t>(parents_.size());
+        parents_.push_back(parent);
+        frames_.push_back(frame);
+        slots_[i] = id;
+        return id;
+      }
+      if (parents_[id] == parent && frames_[id] == frame) return id;
     }
-    return it->second;
+  }
+  static size_t hash(uint32_t parent, uint32_t frame) {
+    uint64_t k = (static_cast<uint64_t>(parent) << 32 | frame) * 0x9E3779B97F4A7C15ULL;
+    return static_cast<size_t>(k ^ (k >> 29));
+  }
+  void grow() {
+    std::vector<uint32_t> old(std::max<size_t>(1024, slots_.size() * 2), kNone);
+    old.swap(slots_);
+    size_t mask = slots_.size() - 1;
+    for (uint32_t id = 0; id < parents_.size(); ++id) {
+      size_t i = hash(parents_[id], frames_[id]) & mask;
+      while (slots_[i] != kNone) i = (i + 1) & mask;
+      slots_[i] = id;
+    }
   }
 
   const model::Profile& p_;
   const FrameTable& table_;
   std::vector<uint32_t> memo_;  // per model stack: its node, or kNone until made
   std::vector<model::StackId> pending_;
-  std::unordered_map<uint64_t, uint32_t> index_;  // (parent + 1, frame) -> node
+  std::vector<uint32_t> slots_;  // size: 0 or a power of two
   std::vector<uint32_t> parents_;
   std::vector<uint32_t> frames_;
 };
