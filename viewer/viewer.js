@@ -267,7 +267,7 @@
     for (var t = 0; t <= endUs; t += step) {
       var x = t / endUs * w;
       c.fillRect(x, ay, 1, 4);
-      if (x < w - 40) c.fillText(duration(t * 1000), x + 3, ay + ROW / 2 + 2);
+      if (x < w - 40) c.fillText(t === 0 ? "0" : duration(t * 1000), x + 3, ay + ROW / 2 + 2);
     }
     // The selected range: everything else is shaded.
     var a0 = dragFrom !== null ? Math.min(dragFrom, dragTo) : selFrom / endUs * w;

@@ -200,7 +200,7 @@ try {
 
     // Search: highlights the frames and shows their share.
     await page.mouse.move(flame.x + flame.width / 2, flame.y + flame.height + 200);
-    await page.fill("#search", "hot_loop");
+    await page.locator("#search").pressSequentially("hot_loop");
     await page.waitForFunction(() => document.getElementById("matched").textContent.includes("%"));
     const matched = await page.textContent("#matched");
     const share = parseFloat(matched.replace(/[^\d.]/g, ""));

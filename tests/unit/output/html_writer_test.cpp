@@ -178,6 +178,28 @@ TEST(Html, AHostileNameCannotEndTheScript) {
   EXPECT_NE(std::find(d.strings.begin(), d.strings.end(), test::kHostileName), d.strings.end());
 }
 
+TEST(Html, HostileThreadNamesAndCommandsStayInTheirStrings) {
+  model::Profile p = test::synthProfile(300, false);
+  p.setThread({1001, 1000, test::kHostileName});
+  p.meta().command = {"/bin/x", "</script><script>alert(2)</script>", "<!--"};
+  ReportOptions opt;
+  opt.source = "<b>rec</b>.db";
+  std::string page = render(p, opt);
+  size_t closes = 0;
+  for (size_t at = page.find("</script"); at != std::string::npos;
+       at = page.find("</script", at + 1))
+    ++closes;
+  EXPECT_EQ(closes, 2u);
+  std::string data = dataOf(page);
+  EXPECT_EQ(data.find('<'), std::string::npos);
+  EXPECT_NE(
+      data.find(
+          R"("\u003c/script\u003e\u003cscript\u003ealert(2)\u003c/script\u003e","\u003c!--"])"),
+      std::string::npos);
+  EXPECT_NE(data.find(R"("source":"\u003cb\u003erec\u003c/b\u003e.db")"), std::string::npos);
+  EXPECT_EQ(decodePage(page).thread_samples.count(std::string(test::kHostileName) + " (1001)"), 1u);
+}
+
 TEST(Html, ValidUtf8AndLineSeparatorsEscaped) {
   model::Profile p;
   model::ModuleId m = p.internModule("/opt/app/bin/app", "");
