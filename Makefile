@@ -22,7 +22,9 @@ demo: build
 	@echo
 	$(BUILD)/strobe report $(BUILD)/demo.db --top 10
 	$(BUILD)/strobe report $(BUILD)/demo.db -o $(BUILD)/demo.svg
+	$(BUILD)/strobe report $(BUILD)/demo.db -o $(BUILD)/demo.html
 	@echo "flame graph: $(BUILD)/demo.svg (open it in a browser)"
+	@echo "viewer:      $(BUILD)/demo.html (timeline, flame graph, top functions; open it in a browser)"
 
 deps-test:
 	scripts/deps.sh test

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <iterator>
 #include <string>
 
 #include "output/format.hpp"
@@ -75,8 +76,9 @@ bool measure(size_t samples, int format, const std::string& path, Measure& r) {
 int main(int argc, char** argv) {
   size_t samples = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1'000'000;
   std::string dir = argc > 2 ? argv[2] : "/tmp";
-  const char* names[] = {"text",       "folded", "flamegraph", "pprof",
-                         "speedscope", "chrome", "json",       "csv"};
+  // In the order of output::Format.
+  const char* names[] = {"text",   "folded", "flamegraph", "pprof", "speedscope",
+                         "chrome", "json",   "csv",        "html"};
   std::printf("%zu samples (synthetic, wide)\n", samples);
   std::printf("%-16s %10s %10s %12s %12s\n", "format", "wall (s)", "CPU (s)", "peak RSS MB",
               "output MB");
@@ -85,7 +87,7 @@ int main(int argc, char** argv) {
   std::printf("%-16s %10s %10s %12.0f %12s\n", "(profile only)", "-", "-", base.max_rss_kb / 1024.0,
               "-");
   int failures = 0;
-  for (int f = 0; f < 8; ++f) {
+  for (int f = 0; f < static_cast<int>(std::size(names)); ++f) {
     std::string path = dir + "/bench_outputs." + names[f];
     Measure r;
     if (!measure(samples, f, path, r)) {

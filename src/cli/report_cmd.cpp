@@ -81,7 +81,7 @@ int runReport(const ReportArgs& a) {
     auto f = output::formatFromPath(a.output);
     if (!f) {
       logError("cannot tell the format of '" + a.output + "' from its name",
-               "add --format (text, folded, flamegraph, pprof, speedscope, chrome, json, csv)");
+               "add --format (" + output::formatList() + ")");
       return kExitUsage;
     }
     format = *f;
@@ -120,8 +120,7 @@ Runner addReportCommand(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("report", "Print a report from a recording");
   sub->add_option("file", args->file, "The recording")->capture_default_str();
   sub->add_option("-f,--format", args->format,
-                  "text, folded, flamegraph, pprof, speedscope, chrome, json or csv "
-                  "(default: from -o's extension, else text)");
+                  output::formatList() + " (default: from -o's extension, else text)");
   sub->add_option("-o,--output", args->output, "Write to this file instead of stdout");
   sub->add_option("--by", args->by, "Group by: function, line, file, module, thread or process")
       ->capture_default_str();

@@ -12,6 +12,7 @@
 #include "output/file_buffer.hpp"
 #include "output/frame_table.hpp"
 #include "output/json_writers.hpp"
+#include "output/thread_order.hpp"
 
 namespace strobe::output {
 namespace {
@@ -40,8 +41,7 @@ struct Open {
 Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file) {
   const model::Meta& m = p.meta();
   const std::vector<model::Sample>& samples = p.samples();
-  std::map<int32_t, std::vector<uint32_t>> per_thread;
-  for (uint32_t i = 0; i < samples.size(); ++i) per_thread[samples[i].tid].push_back(i);
+  const std::map<int32_t, std::vector<uint32_t>> per_thread = samplesByThread(p);
 
   // Each frame's event opens the same way: its name, escaped once.
   FrameTable table(p, no_inline);
@@ -78,17 +78,12 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file
 
   std::vector<Open> open;
   std::vector<uint32_t> frames;
-  for (auto& [tid, idx] : per_thread) {
-    auto earlier = [&](uint32_t a, uint32_t b) { return samples[a].time_ns < samples[b].time_ns; };
-    if (!std::is_sorted(idx.begin(), idx.end(), earlier)) {
-      std::stable_sort(idx.begin(), idx.end(), earlier);
-    }
+  for (const auto& [tid, idx] : per_thread) {
     const model::Thread* t = p.findThread(tid);
     int32_t pid = t != nullptr && t->pid != 0 ? t->pid : m.pid;
-    std::string tname = t != nullptr && !t->name.empty() ? t->name : "thread";
     if (!first) out.append(',');
     first = false;
-    metadata(out, "thread_name", pid, tid, tname + " (" + std::to_string(tid) + ")");
+    metadata(out, "thread_name", pid, tid, threadLabel(p, tid));
     const std::string ids =
         R"(,"pid":)" + std::to_string(pid) + R"(,"tid":)" + std::to_string(tid) + R"(,"ts":)";
 

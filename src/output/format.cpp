@@ -6,6 +6,7 @@
 #include "model/callers.hpp"
 #include "output/flamegraph_writer.hpp"
 #include "output/folded_writer.hpp"
+#include "output/html_writer.hpp"
 #include "output/json_writers.hpp"
 #include "output/pprof_writer.hpp"
 #include "output/text_report.hpp"
@@ -13,7 +14,7 @@
 namespace strobe::output {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, Format>, 8> kNames{{
+constexpr std::array<std::pair<std::string_view, Format>, 9> kNames{{
     {"text", Format::kText},
     {"folded", Format::kFolded},
     {"flamegraph", Format::kFlamegraph},
@@ -22,6 +23,7 @@ constexpr std::array<std::pair<std::string_view, Format>, 8> kNames{{
     {"chrome", Format::kChrome},
     {"json", Format::kJson},
     {"csv", Format::kCsv},
+    {"html", Format::kHtml},
 }};
 
 bool endsWith(std::string_view s, std::string_view suffix) {
@@ -35,9 +37,17 @@ Result<Format> parseFormat(std::string_view name) {
     if (n == name) return f;
   }
   if (name == "svg") return Format::kFlamegraph;
-  return makeError("unknown format '" + std::string(name) + "'",
-                   "use one of: text, folded, flamegraph, pprof, speedscope, chrome, json, csv",
+  return makeError("unknown format '" + std::string(name) + "'", "use one of: " + formatList(),
                    ErrorKind::kUsage);
+}
+
+std::string formatList() {
+  std::string s;
+  for (const auto& [n, f] : kNames) {
+    if (!s.empty()) s += ", ";
+    s += n;
+  }
+  return s;
 }
 
 std::string_view formatName(Format f) {
@@ -57,6 +67,7 @@ std::optional<Format> formatFromPath(std::string_view path) {
   if (endsWith(path, ".csv")) return Format::kCsv;
   if (endsWith(path, ".speedscope.json")) return Format::kSpeedscope;
   if (endsWith(path, ".trace.json") || endsWith(path, ".chrome.json")) return Format::kChrome;
+  if (endsWith(path, ".html") || endsWith(path, ".htm")) return Format::kHtml;
   return std::nullopt;
 }
 
@@ -120,6 +131,9 @@ Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, 
       break;
     case Format::kCsv:
       st = writeCsvTable(p, table, out);
+      break;
+    case Format::kHtml:
+      st = writeHtml(p, HtmlOptions{opt.no_inline, opt.source}, out);
       break;
   }
   if (!st) return st;

@@ -4,6 +4,7 @@
 //   text        the header and top table; --tree, --callers, --callees
 //   folded      "root;...;leaf weight" lines for flamegraph.pl and inferno
 //   flamegraph  a self-contained interactive SVG
+//   html        a self-contained viewer: timeline, flame graph, top table
 //   pprof       gzipped profile.proto (go tool pprof)
 //   speedscope  speedscope's JSON file format, one profile per thread
 //   chrome      Trace Event Format JSON (Perfetto, chrome://tracing)
@@ -26,7 +27,7 @@
 
 namespace strobe::output {
 
-enum class Format { kText, kFolded, kFlamegraph, kPprof, kSpeedscope, kChrome, kJson, kCsv };
+enum class Format { kText, kFolded, kFlamegraph, kPprof, kSpeedscope, kChrome, kJson, kCsv, kHtml };
 
 // What to show and which samples to count. Every format applies `filter`
 // and `no_inline`; the rest applies where it makes sense (see each field).
@@ -47,14 +48,19 @@ struct ReportOptions {
 };
 
 // "text", "folded", "flamegraph" (or "svg"), "pprof", "speedscope",
-// "chrome", "json", "csv". Errors are kUsage with the list of formats.
+// "chrome", "json", "csv", "html". Errors are kUsage with the list of
+// formats (formatList()).
 Result<Format> parseFormat(std::string_view name);
 
 // The format an output path implies by its extension: .pb.gz/.pb/.pprof ->
 // pprof, .svg -> flamegraph, .folded -> folded, .txt -> text, .csv -> csv,
-// .speedscope.json -> speedscope, .trace.json/.chrome.json -> chrome;
+// .speedscope.json -> speedscope, .trace.json/.chrome.json -> chrome,
+// .html/.htm -> html;
 // nullopt when it says nothing (a plain .json is ambiguous).
 std::optional<Format> formatFromPath(std::string_view path);
+
+// Every format's name, for messages: "text, folded, ..., html".
+std::string formatList();
 
 // The canonical name of a format ("flamegraph", "pprof", ...).
 std::string_view formatName(Format f);

@@ -7,6 +7,7 @@
 
 #include "output/frame_table.hpp"
 #include "output/json_writers.hpp"
+#include "output/thread_order.hpp"
 #include "output/utf8.hpp"
 
 namespace strobe::output {
@@ -20,26 +21,13 @@ void str(JsonWriter& w, const std::string& s) {
   w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
 }
 
-std::string threadName(const model::Profile& p, int32_t tid) {
-  const model::Thread* t = p.findThread(tid);
-  std::string name = t != nullptr && !t->name.empty() ? t->name : "thread";
-  return name + " (" + std::to_string(tid) + ")";
-}
-
 }  // namespace
 
 Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::string& name,
                        std::FILE* out) {
   FrameTable table(p, no_inline);
 
-  // Samples per thread, in time order.
-  std::map<int32_t, std::vector<uint32_t>> per_thread;
-  for (uint32_t i = 0; i < p.samples().size(); ++i) per_thread[p.samples()[i].tid].push_back(i);
-  for (auto& [tid, idx] : per_thread) {
-    std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-      return p.samples()[a].time_ns < p.samples()[b].time_ns;
-    });
-  }
+  const std::map<int32_t, std::vector<uint32_t>> per_thread = samplesByThread(p);
 
   char buf[1 << 16];
   rapidjson::FileWriteStream os(out, buf, sizeof buf);
@@ -87,7 +75,7 @@ Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::strin
     w.Key("type");
     w.String("sampled");
     w.Key("name");
-    str(w, threadName(p, tid));
+    str(w, threadLabel(p, tid));
     w.Key("unit");
     w.String("nanoseconds");
     w.Key("startValue");

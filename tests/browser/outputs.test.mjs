@@ -1,10 +1,12 @@
 // Opens strobe's outputs in headless Chromium (Debian's /usr/bin/chromium,
 // driven by playwright-core): the speedscope file in speedscope's own page
-// (the npm package, served from localhost), and the flame graph SVG
-// directly. Fails on any console error, page error or dialog other than the
-// SVG's search prompt (the hostile function name must never run), and
-// checks that thread names and the hot function are on screen and that the
-// SVG search highlights it. Screenshots go to BUILD/tests/browser/artifacts.
+// (the npm package, served from localhost), and the flame graph SVG and the
+// HTML viewer directly from file://. Fails on any console error, page error
+// or dialog other than the SVG's search prompt (the hostile function name
+// must never run), and checks that thread names and the hot function are on
+// screen, that search highlights it, and (viewer) that a time range or a
+// thread picked on the timeline narrows the flame graph and the table.
+// Screenshots go to BUILD/tests/browser/artifacts.
 // Usage: node outputs.test.mjs BUILD_DIR
 import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
@@ -23,9 +25,11 @@ fs.mkdirSync(artifacts, { recursive: true });
 const db = path.join(work, "synth.db");
 const speedscopeFile = path.join(work, "profile.speedscope.json");
 const svgFile = path.join(work, "flame.svg");
+const htmlFile = path.join(work, "profile.html");
 execFileSync(path.join(build, "strobe-synth"), [db, "6000"]);
 execFileSync(path.join(build, "strobe"), ["report", db, "-f", "speedscope", "-o", speedscopeFile]);
 execFileSync(path.join(build, "strobe"), ["report", db, "--per-thread", "-o", svgFile]);
+execFileSync(path.join(build, "strobe"), ["report", db, "-o", htmlFile]);
 
 let failures = 0;
 function check(ok, what) {
@@ -149,6 +153,99 @@ try {
       document.querySelector('#frames > g[data-name="main (1000)"]')).display !== "none");
     check(back, "Reset Zoom shows every frame again");
     check(await page.evaluate(() => window.__strobe_xss === undefined), "no injected script ran");
+    done();
+    await page.close();
+  }
+  // the HTML viewer, opened directly (it must fetch nothing)
+  {
+    const page = await context.newPage();
+    const done = watch(page, "html viewer", false);
+    const requests = [];
+    page.on("request", (r) => { if (!r.url().startsWith("file://")) requests.push(r.url()); });
+    await page.goto(`file://${htmlFile}`);
+    await page.waitForSelector("#top-table tbody tr");
+    const names = await page.textContent("#thread-names");
+    for (const t of ["main (1000)", "worker-1 (1001)", "worker-2 (1002)"]) {
+      check(names.includes(t), `the viewer's timeline names the thread ${t}`);
+    }
+    const summary = await page.textContent("#summary");
+    check(summary.includes("6,000 samples") && summary.includes("3 threads"),
+      `the header says samples and threads ("${summary}")`);
+    check((await page.textContent("#command")) === "/opt/synth/bin/synth --work 1", "the header shows the command");
+    const rows = () => page.$$eval("#top-table tbody tr", (trs) => trs.map((tr) =>
+      Array.from(tr.children).map((td) => td.textContent)));
+    const top = await rows();
+    check(top[0][3] === "synth::hot_loop()" && top[0][0] === "50.00%",
+      `the top table starts with synth::hot_loop() at 50% (${JSON.stringify(top[0])})`);
+    const hostile = `<script>alert(1)</script>&"'`;
+    check(top.some((r) => r[3] === hostile), "the hostile name is shown as text in the table");
+    check(await page.evaluate(() => document.querySelectorAll("script").length === 2),
+      "the viewer has only its own data and script elements");
+    await page.screenshot({ path: path.join(artifacts, "viewer.png"), fullPage: true });
+
+    // Hover: scan the row of hot_loop (depth 3: all, main, compute, hot_loop).
+    const flame = await page.locator("#flame-canvas").boundingBox();
+    let details = "", hotX = -1;
+    for (let x = 2; x < flame.width && hotX < 0; x += 8) {
+      await page.mouse.move(flame.x + x, flame.y + 3 * 17 + 8);
+      details = await page.textContent("#details");
+      if (details.startsWith("synth::hot_loop()")) hotX = x;
+    }
+    check(/^synth::hot_loop\(\) +\(\d[\d,]* samples, [\d.]+%, .+ CPU\)/.test(details),
+      `hovering shows name, samples, share and CPU time ("${details}")`);
+    const pixel = (x, y) => page.evaluate(([px, py]) => {
+      const c = document.getElementById("flame-canvas"), r = window.devicePixelRatio || 1;
+      return Array.from(c.getContext("2d").getImageData(Math.round(px * r), Math.round(py * r), 1, 1).data.slice(0, 3));
+    }, [x, y]);
+
+    // Search: highlights the frames and shows their share.
+    await page.mouse.move(flame.x + flame.width / 2, flame.y + flame.height + 200);
+    await page.locator("#search").pressSequentially("hot_loop");
+    await page.waitForFunction(() => document.getElementById("matched").textContent.includes("%"));
+    const matched = await page.textContent("#matched");
+    const share = parseFloat(matched.replace(/[^\d.]/g, ""));
+    check(share > 0 && Math.abs(share - 50) < 0.5, `search shows the matched share ("${matched}", want 50%)`);
+    check(hotX >= 0 && JSON.stringify(await pixel(hotX + 4, 3 * 17 + 2)) === "[230,0,230]",
+      "search paints synth::hot_loop() magenta");
+    check(await page.$eval("#top-table tbody tr.match td.name", (td) => td.textContent) === "synth::hot_loop()",
+      "search marks the matching table row");
+    await page.screenshot({ path: path.join(artifacts, "viewer-search.png"), fullPage: true });
+    await page.fill("#search", "");
+
+    // Zoom into the first compute frame, then back.
+    await page.mouse.click(flame.x + 20, flame.y + 2 * 17 + 8);
+    check(await page.isEnabled("#reset-zoom"), "clicking a frame zooms into it");
+    await page.click("#reset-zoom");
+    check(!(await page.isEnabled("#reset-zoom")), "Reset zoom goes back");
+
+    // A time range dragged on the timeline narrows the selection.
+    const selected = () => page.$eval("#selection", (e) => Number(e.getAttribute("data-samples")));
+    const hotSelf = async () => (await rows()).find((r) => r[3] === "synth::hot_loop()")[2];
+    const before = await selected(), hotBefore = await hotSelf();
+    const tl = await page.locator("#timeline-canvas").boundingBox();
+    await page.mouse.move(tl.x + tl.width * 0.25, tl.y + 10);
+    await page.mouse.down();
+    await page.mouse.move(tl.x + tl.width * 0.5, tl.y + 30, { steps: 8 });
+    await page.mouse.up();
+    const inRange = await selected(), hotInRange = await hotSelf();
+    check(before === 6000 && inRange > 6000 * 0.2 && inRange < 6000 * 0.3,
+      `dragging a quarter of the timeline selects about a quarter of the samples (${before} -> ${inRange})`);
+    check(hotInRange !== hotBefore, `the table follows the time range (hot_loop self ${hotBefore} -> ${hotInRange})`);
+    await page.screenshot({ path: path.join(artifacts, "viewer-range.png"), fullPage: true });
+
+    // A thread's name narrows it further; Clear selection undoes both.
+    await page.getByText("worker-1 (1001)", { exact: true }).click();
+    const oneThread = await selected();
+    check(oneThread > 0 && Math.abs(oneThread - inRange / 3) <= 2,
+      `clicking a thread name keeps only its samples (${inRange} -> ${oneThread})`);
+    const sel = await page.textContent("#selection");
+    check(sel.includes("threads: worker-1 (1001)"), `the selection names the thread ("${sel}")`);
+    await page.screenshot({ path: path.join(artifacts, "viewer-thread.png"), fullPage: true });
+    await page.click("#clear-selection");
+    check(await selected() === 6000, "Clear selection selects every sample again");
+
+    check(await page.evaluate(() => window.__strobe_xss === undefined), "no injected script ran");
+    check(requests.length === 0, `the viewer fetched nothing (${requests.join(", ")})`);
     done();
     await page.close();
   }

@@ -1,0 +1,315 @@
+#include "output/html_writer.hpp"
+
+#include <algorithm>
+#include <concepts>
+#include <map>
+#include <span>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "model/frames.hpp"
+#include "output/file_buffer.hpp"
+#include "output/frame_table.hpp"
+#include "output/thread_order.hpp"
+#include "output/viewer_assets.hpp"
+
+namespace strobe::output {
+namespace {
+
+using model::kNone;
+
+constexpr std::string_view kCssMarker = "/*STROBE:CSS*/";
+constexpr std::string_view kDataMarker = "/*STROBE:DATA*/";
+constexpr std::string_view kJsMarker = "/*STROBE:JS*/";
+constexpr uint64_t kTimeUnitNs = 1000;  // sample times in µs
+// Frame flags, as viewer.js reads them.
+constexpr uint64_t kInlined = 1;
+constexpr uint64_t kUnresolved = 2;
+
+// An unsigned number in base64 digits, 5 bits each, least significant
+// first; 32 in a digit means that more digits follow. Every digit is safe
+// inside a JSON string and inside a script element.
+template <typename Out>
+void appendVlq(Out& out, uint64_t v) {
+  static constexpr char kDigits[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  char buf[16];
+  size_t n = 0;
+  do {
+    unsigned d = v & 31;
+    v >>= 5;
+    if (v != 0) d |= 32;
+    buf[n++] = kDigits[d];
+  } while (v != 0);
+  out.append(std::string_view(buf, n));
+}
+
+uint64_t zigzag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+
+// A JSON string that is also safe inside <script>: RapidJSON's escaping
+// (appendJsonString), then <, >, & and the two JavaScript line separators
+// as \uXXXX, which JSON.parse reads back unchanged.
+void appendScriptJson(std::string& out, std::string_view s) {
+  std::string json;
+  appendJsonString(json, s);
+  for (size_t i = 0; i < json.size(); ++i) {
+    char c = json[i];
+    if (c == '<') {
+      out += "\\u003c";
+    } else if (c == '>') {
+      out += "\\u003e";
+    } else if (c == '&') {
+      out += "\\u0026";
+    } else if (c == '\xE2' && i + 2 < json.size() && json[i + 1] == '\x80' &&
+               (json[i + 2] == '\xA8' || json[i + 2] == '\xA9')) {
+      out += json[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+}
+
+class StringTable {
+ public:
+  StringTable() { intern(""); }
+  uint32_t intern(const std::string& s) {
+    auto [it, inserted] = ids_.try_emplace(s, static_cast<uint32_t>(list_.size()));
+    if (inserted) list_.push_back(s);
+    return it->second;
+  }
+  const std::vector<std::string>& list() const { return list_; }
+
+ private:
+  std::unordered_map<std::string, uint32_t> ids_;
+  std::vector<std::string> list_;
+};
+
+// The trie of display frames (inline chains expanded or folded as the
+// FrameTable says): model stacks with the same frames share a node. Nodes
+// are numbered as they are made, so a parent's id is below its children's.
+class DisplayTrie {
+ public:
+  DisplayTrie(const model::Profile& p, const FrameTable& table)
+      : p_(p), table_(table), memo_(p.stacks().size(), kNone) {}
+
+  // The node of a model stack's leaf; kNone for an empty stack.
+  uint32_t nodeOf(model::StackId leaf) {
+    if (leaf == kNone) return kNone;
+    if (memo_[leaf] != kNone) return memo_[leaf];
+    pending_.clear();
+    model::StackId s = leaf;
+    while (s != kNone && memo_[s] == kNone) {
+      pending_.push_back(s);
+      s = p_.stacks()[s].parent;
+    }
+    uint32_t node = s == kNone ? kNone : memo_[s];
+    for (auto it = pending_.rbegin(); it != pending_.rend(); ++it) {
+      std::span<const uint32_t> ids = table_.ofLocation(p_.stacks()[*it].location);
+      for (auto f = ids.rbegin(); f != ids.rend(); ++f) node = child(node, *f);
+      memo_[*it] = node;
+    }
+    return node;
+  }
+  const std::vector<uint32_t>& parents() const { return parents_; }
+  const std::vector<uint32_t>& frames() const { return frames_; }
+
+ private:
+  // The node (parent, frame), made when new. Nodes are found through an
+  // open-addressing table of node ids (kNone: empty), at most half full.
+  uint32_t child(uint32_t parent, uint32_t frame) {
+    if (2 * (parents_.size() + 1) > slots_.size()) grow();
+    size_t mask = slots_.size() - 1;
+    for (size_t i = hash(parent, frame) & mask;; i = (i + 1) & mask) {
+      uint32_t id = slots_[i];
+      if (id == kNone) {
+        id = static_cast<uint32_t>(parents_.size());
+        parents_.push_back(parent);
+        frames_.push_back(frame);
+        slots_[i] = id;
+        return id;
+      }
+      if (parents_[id] == parent && frames_[id] == frame) return id;
+    }
+  }
+  static size_t hash(uint32_t parent, uint32_t frame) {
+    uint64_t k = (static_cast<uint64_t>(parent) << 32 | frame) * 0x9E3779B97F4A7C15ULL;
+    return static_cast<size_t>(k ^ (k >> 29));
+  }
+  void grow() {
+    std::vector<uint32_t> old(std::max<size_t>(1024, slots_.size() * 2), kNone);
+    old.swap(slots_);
+    size_t mask = slots_.size() - 1;
+    for (uint32_t id = 0; id < parents_.size(); ++id) {
+      size_t i = hash(parents_[id], frames_[id]) & mask;
+      while (slots_[i] != kNone) i = (i + 1) & mask;
+      slots_[i] = id;
+    }
+  }
+
+  const model::Profile& p_;
+  const FrameTable& table_;
+  std::vector<uint32_t> memo_;  // per model stack: its node, or kNone until made
+  std::vector<model::StackId> pending_;
+  std::vector<uint32_t> slots_;  // size: 0 or a power of two
+  std::vector<uint32_t> parents_;
+  std::vector<uint32_t> frames_;
+};
+
+template <std::integral Int>
+void appendField(std::string& out, std::string_view key, Int value) {
+  out += '"';
+  out += key;
+  out += "\":";
+  out += std::to_string(value);
+  out += ',';
+}
+
+void appendField(std::string& out, std::string_view key, std::string_view value) {
+  out += '"';
+  out += key;
+  out += "\":";
+  appendScriptJson(out, value);
+  out += ',';
+}
+
+std::string metaJson(const model::Profile& p, const HtmlOptions& opt) {
+  const model::Meta& m = p.meta();
+  std::string s = R"("meta":{"command":[)";
+  for (size_t i = 0; i < m.command.size(); ++i) {
+    if (i > 0) s += ',';
+    appendScriptJson(s, m.command[i]);
+  }
+  s += "],";
+  appendField(s, "source", opt.source);
+  appendField(s, "event", m.event);
+  appendField(s, "strobe_version", m.strobe_version);
+  appendField(s, "hostname", m.hostname);
+  appendField(s, "duration_ns", m.duration_ns);
+  appendField(s, "start_unix_ms", m.start_realtime_ns / 1'000'000);
+  appendField(s, "frequency", m.frequency);
+  appendField(s, "lost_samples", m.lost_samples);
+  s.back() = '}';
+  s += ',';
+  return s;
+}
+
+}  // namespace
+
+Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* file) {
+  size_t css_at = kViewerHtml.find(kCssMarker);
+  size_t data_at = kViewerHtml.find(kDataMarker);
+  size_t js_at = kViewerHtml.find(kJsMarker);
+  if (css_at == std::string_view::npos || data_at == std::string_view::npos ||
+      js_at == std::string_view::npos || !(css_at < data_at && data_at < js_at)) {
+    return makeError("the embedded HTML viewer is damaged", "rebuild strobe");
+  }
+
+  // Frames: name, file, line, module and flags, strings interned.
+  FrameTable table(p, opt.no_inline);
+  StringTable strings;
+  std::string frames;
+  for (const model::Frame& f : table.frames()) {
+    uint32_t file_id = 0;
+    uint32_t line = 0;
+    if (f.line != nullptr) {
+      const model::Function& fn = p.functions()[f.line->function];
+      file_id = strings.intern(p.str(fn.file));
+      line = fn.start_line;
+    }
+    const model::Location& loc = p.locations()[f.location];
+    std::string module(loc.module == kNone ? "[unknown]" : std::string(p.moduleName(loc.module)));
+    appendVlq(frames, strings.intern(model::frameName(p, f)));
+    appendVlq(frames, file_id);
+    appendVlq(frames, line);
+    appendVlq(frames, strings.intern(module));
+    appendVlq(frames, (f.inlined ? kInlined : 0) | (f.line == nullptr ? kUnresolved : 0));
+  }
+
+  // Every sample's node, so the trie is complete before it is written.
+  const std::vector<model::Sample>& samples = p.samples();
+  const std::map<int32_t, std::vector<uint32_t>> per_thread = samplesByThread(p);
+  DisplayTrie trie(p, table);
+  std::vector<uint32_t> node_of(samples.size());
+  for (uint32_t i = 0; i < samples.size(); ++i) node_of[i] = trie.nodeOf(samples[i].stack);
+
+  FileBuffer out(file);
+  out.append(kViewerHtml.substr(0, css_at));
+  out.append(kViewerCss);
+  out.append(kViewerHtml.substr(css_at + kCssMarker.size(), data_at - css_at - kCssMarker.size()));
+
+  std::string head = R"({"format":"strobe-html","version":1,)";
+  head += metaJson(p, opt);
+  appendField(head, "time_unit_ns", kTimeUnitNs);
+  head += R"("strings":[)";
+  for (size_t i = 0; i < strings.list().size(); ++i) {
+    if (i > 0) head += ',';
+    appendScriptJson(head, strings.list()[i]);
+  }
+  head += "],";
+  appendField(head, "frame_count", table.frames().size());
+  head += R"("frames":")";
+  out.append(head);
+  out.append(frames);
+  head = "\",";
+  appendField(head, "node_count", trie.parents().size());
+  head += R"("nodes":")";
+  out.append(head);
+  std::string chunk;
+  for (uint32_t n = 0; n < trie.parents().size(); ++n) {
+    uint32_t parent = trie.parents()[n];
+    appendVlq(chunk, parent == kNone ? uint64_t{n} + 1 : n - parent);
+    appendVlq(chunk, trie.frames()[n]);
+    if (chunk.size() > 60'000) {
+      out.append(chunk);
+      chunk.clear();
+    }
+  }
+  out.append(chunk);
+  out.append("\",\"threads\":[");
+
+  bool first = true;
+  for (const auto& [tid, idx] : per_thread) {
+    const model::Thread* t = p.findThread(tid);
+    head = first ? "{" : ",{";
+    first = false;
+    appendField(head, "tid", tid);
+    appendField(head, "pid", t != nullptr ? t->pid : 0);
+    appendField(head, "name", threadName(p, tid));
+    appendField(head, "samples", idx.size());
+    head += R"("data":")";
+    out.append(head);
+    uint64_t prev_time = 0;
+    int64_t prev_node = 0;  // node + 1; 0: the empty stack
+    int64_t prev_weight = 0;
+    for (uint32_t i : idx) {
+      const model::Sample& s = samples[i];
+      uint64_t time = s.time_ns / kTimeUnitNs;
+      int64_t node = node_of[i] == kNone ? 0 : int64_t{node_of[i]} + 1;
+      auto weight = static_cast<int64_t>(s.weight);
+      appendVlq(out, time - prev_time);
+      appendVlq(out, zigzag(node - prev_node));
+      appendVlq(out, zigzag(weight - prev_weight));
+      prev_time = time;
+      prev_node = node;
+      prev_weight = weight;
+    }
+    out.append("\"}");
+    if (!out.ok()) break;
+  }
+  out.append("]}");
+
+  out.append(
+      kViewerHtml.substr(data_at + kDataMarker.size(), js_at - data_at - kDataMarker.size()));
+  out.append(kViewerJs);
+  out.append(kViewerHtml.substr(js_at + kJsMarker.size()));
+  if (!out.flush()) {
+    return systemError("cannot write the report", "check the output path and free space");
+  }
+  return {};
+}
+
+}  // namespace strobe::output

@@ -1,0 +1,33 @@
+// The HTML viewer: one self-contained page (viewer/ embedded at build time,
+// nothing fetched, a Content-Security-Policy that forbids fetching) with the
+// profile inside as compact JSON. The page shows the recording's header, a
+// timeline per thread, an interactive flame graph (zoom, search, hover) and
+// the top functions, for a selection of threads and a time range.
+//
+// The embedded data (docs/FORMATS.md, "html"): interned strings; frames and
+// stack-trie nodes (parent, frame) as base64 variable-length numbers; per
+// thread, its samples in time order as (time delta in µs, node delta, weight
+// delta). Every string is JSON-escaped, with <, >, & and U+2028/U+2029 as
+// \uXXXX so that no name can end the script element; the page inserts names
+// as text only. Invalid UTF-8 becomes U+FFFD.
+//
+// Thread safety: pure over a const Profile; `out` is the caller's. A failed
+// write returns "cannot write the report" with errno.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "base/result.hpp"
+#include "model/profile.hpp"
+
+namespace strobe::output {
+
+struct HtmlOptions {
+  bool no_inline = false;
+  std::string source;  // how to name the recording when it has no command
+};
+
+Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* out);
+
+}  // namespace strobe::output

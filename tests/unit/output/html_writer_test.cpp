@@ -1,0 +1,264 @@
+// The html writer on the synthetic profile: the page carries the viewer and
+// the profile (decoded here as viewer.js decodes it), escapes a hostile
+// name so that it cannot end the script element, and is valid UTF-8.
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "output/format.hpp"
+#include "output/utf8.hpp"
+#include "synth_profile.hpp"
+
+namespace strobe::output {
+namespace {
+
+std::string render(const model::Profile& p, const ReportOptions& opt = {}) {
+  char* buf = nullptr;
+  size_t len = 0;
+  std::FILE* file = open_memstream(&buf, &len);
+  Status st = writeFormat(p, Format::kHtml, opt, file);
+  EXPECT_TRUE(st.ok()) << (st.ok() ? "" : st.error().describe());
+  std::fclose(file);
+  std::string s(buf, len);
+  std::free(buf);
+  return s;
+}
+
+const model::Profile& synth() {
+  static model::Profile p = test::synthProfile(3000, false);
+  return p;
+}
+
+constexpr std::string_view kDataOpen = R"(<script type="application/json" id="strobe-data">)";
+
+// The JSON between the data element's tags.
+std::string dataOf(const std::string& page) {
+  size_t at = page.find(kDataOpen);
+  EXPECT_NE(at, std::string::npos);
+  if (at == std::string::npos) return "{}";
+  at += kDataOpen.size();
+  return page.substr(at, page.find("</script>", at) - at);
+}
+
+// viewer.js's reader of base64 variable-length numbers.
+std::vector<uint64_t> decode(std::string_view s) {
+  const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::vector<uint64_t> out;
+  uint64_t v = 0;
+  int shift = 0;
+  for (char c : s) {
+    size_t d = alphabet.find(c);
+    EXPECT_NE(d, std::string::npos) << "not a digit: " << c;
+    v |= static_cast<uint64_t>(d & 31) << shift;
+    shift += 5;
+    if ((d & 32) == 0) {
+      out.push_back(v);
+      v = 0;
+      shift = 0;
+    }
+  }
+  EXPECT_EQ(shift, 0) << "the data ends inside a number";
+  return out;
+}
+
+int64_t unzigzag(uint64_t v) {
+  return (v & 1) != 0 ? -static_cast<int64_t>((v + 1) / 2) : static_cast<int64_t>(v / 2);
+}
+
+struct Decoded {
+  std::vector<std::string> strings;
+  std::vector<uint64_t> frame_name;      // per frame: string index
+  std::vector<int64_t> node_parent;      // per node; -1 at the root
+  std::vector<uint64_t> node_frame;      // per node
+  std::map<std::string, uint64_t> self;  // leaf frame name -> weight
+  std::map<std::string, size_t> thread_samples;
+  uint64_t total = 0;
+};
+
+Decoded decodePage(const std::string& page) {
+  Decoded d;
+  rapidjson::Document doc;
+  std::string json = dataOf(page);
+  doc.Parse(json.c_str());
+  EXPECT_FALSE(doc.HasParseError()) << json.substr(0, 200);
+  if (doc.HasParseError()) return d;
+  EXPECT_STREQ(doc["format"].GetString(), "strobe-html");
+  EXPECT_EQ(doc["time_unit_ns"].GetUint64(), 1000u);
+  for (const auto& s : doc["strings"].GetArray())
+    d.strings.emplace_back(s.GetString(), s.GetStringLength());
+  std::vector<uint64_t> frames = decode(doc["frames"].GetString());
+  EXPECT_EQ(frames.size(), 5 * doc["frame_count"].GetUint64());
+  for (size_t i = 0; i + 4 < frames.size(); i += 5) d.frame_name.push_back(frames[i]);
+  std::vector<uint64_t> nodes = decode(doc["nodes"].GetString());
+  EXPECT_EQ(nodes.size(), 2 * doc["node_count"].GetUint64());
+  for (size_t i = 0; i + 1 < nodes.size(); i += 2) {
+    auto id = static_cast<int64_t>(i / 2);
+    d.node_parent.push_back(id - static_cast<int64_t>(nodes[i]));
+    EXPECT_LT(d.node_parent.back(), id) << "a parent comes before its children";
+    EXPECT_GE(d.node_parent.back(), -1);
+    d.node_frame.push_back(nodes[i + 1]);
+  }
+  for (const auto& t : doc["threads"].GetArray()) {
+    std::vector<uint64_t> v = decode(t["data"].GetString());
+    size_t n = t["samples"].GetUint64();
+    EXPECT_EQ(v.size(), 3 * n);
+    d.thread_samples[std::string(t["name"].GetString()) + " (" + std::to_string(t["tid"].GetInt()) +
+                     ")"] = n;
+    int64_t node = 0;
+    int64_t weight = 0;
+    for (size_t i = 0; i + 2 < v.size(); i += 3) {
+      node += unzigzag(v[i + 1]);
+      weight += unzigzag(v[i + 2]);
+      d.total += static_cast<uint64_t>(weight);
+      if (node > 0)
+        d.self[d.strings[d.frame_name[d.node_frame[node - 1]]]] += static_cast<uint64_t>(weight);
+    }
+  }
+  return d;
+}
+
+TEST(Html, CarriesTheViewerAndTheProfile) {
+  std::string page = render(synth());
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(page.find("default-src 'none'"), std::string::npos) << "the page may fetch nothing";
+  EXPECT_EQ(page.find("/*STROBE:"), std::string::npos) << "a marker was left in the page";
+  EXPECT_NE(page.find("function drawFlame("), std::string::npos);
+  EXPECT_NE(page.find("#flame-canvas"), std::string::npos);
+  EXPECT_EQ(page.find("http://"), std::string::npos);
+
+  Decoded d = decodePage(page);
+  EXPECT_EQ(d.thread_samples,
+            (std::map<std::string, size_t>{
+                {"main (1000)", 1000}, {"worker-1 (1001)", 1000}, {"worker-2 (1002)", 1000}}));
+  // The self shares of synth_profile.hpp, from the decoded samples.
+  ASSERT_GT(d.total, 0u);
+  auto share = [&](const std::string& f) {
+    return 100.0 * static_cast<double>(d.self[f]) / static_cast<double>(d.total);
+  };
+  EXPECT_NEAR(share("synth::hot_loop()"), 50, 0.5);
+  EXPECT_NEAR(share("synth::helper(int)"), 20, 0.5);
+  EXPECT_NEAR(share("synth::compute(int)"), 10, 0.5);
+  EXPECT_NEAR(share(test::kHostileName), 5, 0.5);
+  EXPECT_NEAR(share("libc.so.6+0x9a0f0"), 5, 0.5);
+  // hot_loop's callers: compute, then main or worker_main at the root.
+  for (size_t n = 0; n < d.node_frame.size(); ++n) {
+    if (d.strings[d.frame_name[d.node_frame[n]]] != "synth::hot_loop()") continue;
+    int64_t up = d.node_parent[n];
+    ASSERT_GE(up, 0);
+    EXPECT_EQ(d.strings[d.frame_name[d.node_frame[up]]], "synth::compute(int)");
+    up = d.node_parent[up];
+    ASSERT_GE(up, 0);
+    EXPECT_EQ(d.node_parent[up], -1);
+  }
+}
+
+TEST(Html, AHostileNameCannotEndTheScript) {
+  std::string page = render(synth());
+  // The page's own two scripts close; nothing else does.
+  size_t closes = 0;
+  for (size_t at = page.find("</script"); at != std::string::npos;
+       at = page.find("</script", at + 1))
+    ++closes;
+  EXPECT_EQ(closes, 2u);
+  EXPECT_EQ(page.find("<script>alert"), std::string::npos);
+  std::string data = dataOf(page);
+  EXPECT_EQ(data.find('<'), std::string::npos);
+  EXPECT_EQ(data.find('>'), std::string::npos);
+  EXPECT_EQ(data.find('&'), std::string::npos);
+  EXPECT_NE(data.find(R"("\u003cscript\u003ealert(1)\u003c/script\u003e\u0026\"'")"),
+            std::string::npos);
+  // JSON.parse reads the name back as it was recorded.
+  Decoded d = decodePage(page);
+  EXPECT_NE(std::find(d.strings.begin(), d.strings.end(), test::kHostileName), d.strings.end());
+}
+
+TEST(Html, HostileThreadNamesAndCommandsStayInTheirStrings) {
+  model::Profile p = test::synthProfile(300, false);
+  p.setThread({1001, 1000, test::kHostileName});
+  p.meta().command = {"/bin/x", "</script><script>alert(2)</script>", "<!--"};
+  ReportOptions opt;
+  opt.source = "<b>rec</b>.db";
+  std::string page = render(p, opt);
+  size_t closes = 0;
+  for (size_t at = page.find("</script"); at != std::string::npos;
+       at = page.find("</script", at + 1))
+    ++closes;
+  EXPECT_EQ(closes, 2u);
+  std::string data = dataOf(page);
+  EXPECT_EQ(data.find('<'), std::string::npos);
+  EXPECT_NE(
+      data.find(
+          R"("\u003c/script\u003e\u003cscript\u003ealert(2)\u003c/script\u003e","\u003c!--"])"),
+      std::string::npos);
+  EXPECT_NE(data.find(R"("source":"\u003cb\u003erec\u003c/b\u003e.db")"), std::string::npos);
+  EXPECT_EQ(decodePage(page).thread_samples.count(std::string(test::kHostileName) + " (1001)"), 1u);
+}
+
+TEST(Html, ValidUtf8AndLineSeparatorsEscaped) {
+  model::Profile p;
+  model::ModuleId m = p.internModule("/opt/app/bin/app", "");
+  model::FunctionId f = p.internFunction("caf\xe9_loop\xe2\x80\xa8x", "f", "/src/app.cpp", 3);
+  model::LocationId l = p.internLocation(m, 0x1000, 0x401000);
+  p.mutableLocations()[l].lines = {{f, 4}};
+  p.setThread({7, 7, "w\xffrker"});
+  model::StackId s = p.internStack(model::kNone, l);
+  for (uint64_t i = 0; i < 10; ++i) p.addSample({i * 1'000'000, 7, 0, s, 1'000'000});
+  std::string page = render(p);
+  for (size_t i = 0; i < page.size();) {
+    size_t n = utf8Length(page, i);
+    ASSERT_NE(n, 0u) << "invalid UTF-8 at byte " << i;
+    i += n;
+  }
+  std::string data = dataOf(page);
+  EXPECT_NE(data.find("caf\xEF\xBF\xBD_loop\\u2028x"), std::string::npos) << data;
+  EXPECT_NE(data.find("w\xEF\xBF\xBDrker"), std::string::npos);
+}
+
+TEST(Html, FiltersAndNoInlineApply) {
+  ReportOptions opt;
+  opt.filter.tids = {1001};
+  opt.no_inline = true;
+  Decoded d = decodePage(render(synth(), opt));
+  EXPECT_EQ(d.thread_samples, (std::map<std::string, size_t>{{"worker-1 (1001)", 1000}}));
+  EXPECT_EQ(d.self.count("synth::helper(int)"), 0u) << "--no-inline folds helper into compute";
+  EXPECT_NEAR(
+      100.0 * static_cast<double>(d.self["synth::compute(int)"]) / static_cast<double>(d.total), 30,
+      0.5);
+  opt = {};
+  opt.filter.until_ns = 1'000'000'000;
+  Decoded early = decodePage(render(synth(), opt));
+  size_t n = 0;
+  for (const auto& [name, count] : early.thread_samples) n += count;
+  EXPECT_LT(n, 3000u);
+  EXPECT_GT(n, 0u);
+}
+
+TEST(Html, NamesPathsAndDiskFull) {
+  EXPECT_EQ(*parseFormat("html"), Format::kHtml);
+  EXPECT_EQ(formatFromPath("profile.html"), Format::kHtml);
+  EXPECT_EQ(formatName(Format::kHtml), "html");
+  EXPECT_NE(formatList().find(", html"), std::string::npos);
+  std::FILE* full = std::fopen("/dev/full", "w");
+  ASSERT_NE(full, nullptr);
+  Status st = writeFormat(synth(), Format::kHtml, {}, full);
+  std::fclose(full);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "cannot write the report");
+  EXPECT_EQ(st.error().errnum, ENOSPC);
+}
+
+TEST(Html, AnEmptyProfileIsAPage) {
+  model::Profile p;
+  Decoded d = decodePage(render(p));
+  EXPECT_TRUE(d.thread_samples.empty());
+  EXPECT_EQ(d.total, 0u);
+}
+
+}  // namespace
+}  // namespace strobe::output
