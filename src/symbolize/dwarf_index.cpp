@@ -202,7 +202,7 @@ struct DwarfIndex::Impl {
     out.clear();
     UnitIndex* u = unitFor(pc);
     if (u == nullptr) return false;
-    const LineRange* row = u->rowAt(pc);
+    const LineInfo* row = u->rowAt(pc);
     int32_t s = u->scopeAt(pc);
     if (row == nullptr && s < 0) return false;
     Frame inner;
@@ -399,7 +399,7 @@ std::optional<SourceLine> DwarfIndex::lookup(Svma pc) {
   if (!hasDebugInfo()) return std::nullopt;
   UnitIndex* u = impl_->unitFor(pc.v);
   if (u == nullptr) return std::nullopt;
-  const LineRange* row = u->rowAt(pc.v);
+  const LineInfo* row = u->rowAt(pc.v);
   if (row == nullptr || row->file == kNoFile) return std::nullopt;
   return SourceLine{std::string(Impl::fileOf(*u, row->file)), row->line};
 }

@@ -49,7 +49,9 @@ void buildLines(Dwarf_Die* cudie, Dwarf_Files* unit_files, std::vector<LineRow>&
     std::sort(rows.begin(), rows.end(), before);
   // Per address, the last row that does not end a sequence covers up to
   // the next address; an address with only sequence ends starts a gap.
-  std::vector<LineRange>& out = b.index.lines;
+  UnitIndex& u = b.index;
+  uint64_t open_end = 0;  // the end of the last range pushed, while no range follows it
+  bool open = false;
   for (size_t i = 0; i < rows.size();) {
     size_t j = i;
     const LineRow* pick = nullptr;
@@ -57,10 +59,20 @@ void buildLines(Dwarf_Die* cudie, Dwarf_Files* unit_files, std::vector<LineRow>&
       if (!rows[j].end) pick = &rows[j];
     }
     if (pick != nullptr && j < rows.size()) {
-      out.push_back(
-          LineRange{pick->addr, rows[j].addr, pick->line, pick->file, pick->discriminator});
+      if (open && open_end != pick->addr) {
+        u.line_lo.push_back(open_end);
+        u.line_info.push_back(LineInfo{kGapLine, kNoFile, 0});
+      }
+      u.line_lo.push_back(pick->addr);
+      u.line_info.push_back(LineInfo{pick->line, pick->file, pick->discriminator});
+      open_end = rows[j].addr;
+      open = true;
     }
     i = j;
+  }
+  if (open) {
+    u.line_lo.push_back(open_end);
+    u.line_info.push_back(LineInfo{kGapLine, kNoFile, 0});
   }
 }
 
@@ -183,7 +195,7 @@ void walk(Dwarf_Die* parent, int32_t parent_scope, int depth, BuiltUnit& b,
 // a later range (in DIE order) paints over earlier ones. At each boundary
 // the owner is the latest range that covers it (a heap of started ranges
 // by DIE order; ranges that ended leave it when they reach the top).
-void paint(const std::vector<CodeRange>& ranges, std::vector<Segment>& segments) {
+void paint(const std::vector<CodeRange>& ranges, UnitIndex& u) {
   std::vector<uint64_t> bounds;
   bounds.reserve(ranges.size() * 2);
   for (const CodeRange& r : ranges) {
@@ -210,7 +222,8 @@ void paint(const std::vector<CodeRange>& ranges, std::vector<Segment>& segments)
     }
     int32_t now = heap.empty() ? -1 : ranges[heap.front()].scope;
     if (now != owner) {
-      segments.push_back(Segment{at, now});
+      u.segment_lo.push_back(at);
+      u.segment_scope.push_back(now);
       owner = now;
     }
   }
@@ -228,17 +241,17 @@ std::string joinDir(const char* dir, const char* file) {
   return joined + path;
 }
 
-const LineRange* UnitIndex::rowAt(uint64_t pc) const {
+const LineInfo* UnitIndex::rowAt(uint64_t pc) const {
   auto it = std::upper_bound(line_lo.begin(), line_lo.end(), pc);
   if (it == line_lo.begin()) return nullptr;
-  const LineRange& r = lines[static_cast<size_t>(it - line_lo.begin()) - 1];
-  return pc < r.hi ? &r : nullptr;
+  const LineInfo& r = line_info[static_cast<size_t>(it - line_lo.begin()) - 1];
+  return r.line != kGapLine ? &r : nullptr;
 }
 
 int32_t UnitIndex::scopeAt(uint64_t pc) const {
   auto it = std::upper_bound(segment_lo.begin(), segment_lo.end(), pc);
   if (it == segment_lo.begin()) return -1;
-  return segments[static_cast<size_t>(it - segment_lo.begin()) - 1].scope;
+  return segment_scope[static_cast<size_t>(it - segment_lo.begin()) - 1];
 }
 
 BuiltUnit UnitBuilder::build(Dwarf* dwarf, uint64_t cu_offset) {
@@ -257,12 +270,7 @@ BuiltUnit UnitBuilder::build(Dwarf* dwarf, uint64_t cu_offset) {
   buildLines(&cudie, files, rows_, b);
   std::vector<CodeRange> ranges;
   walk(&cudie, -1, 0, b, ranges);
-  UnitIndex& u = b.index;
-  paint(ranges, u.segments);
-  u.line_lo.reserve(u.lines.size());
-  for (const LineRange& r : u.lines) u.line_lo.push_back(r.lo);
-  u.segment_lo.reserve(u.segments.size());
-  for (const Segment& s : u.segments) u.segment_lo.push_back(s.lo);
+  paint(ranges, b.index);
   return b;
 }
 

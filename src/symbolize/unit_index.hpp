@@ -28,14 +28,13 @@ namespace strobe::symbolize {
 inline constexpr uint32_t kNoFile = UINT32_MAX;
 inline constexpr int kMaxDieDepth = 64;  // deeper DIE nesting than any real program: hostile input
 
-// A line-table row and the addresses it covers, [lo, hi).
-struct LineRange {
-  uint64_t lo = 0;
-  uint64_t hi = 0;
-  uint32_t line = 0;
+// What a line-table row says of the addresses it covers.
+struct LineInfo {
+  uint32_t line = 0;        // kGapLine: no row covers these addresses
   uint32_t file = kNoFile;  // index into UnitIndex::files
   uint32_t discriminator = 0;
 };
+inline constexpr uint32_t kGapLine = UINT32_MAX;  // libdw's line numbers are ints
 
 // A subprogram or inlined subroutine with code.
 struct Scope {
@@ -47,24 +46,24 @@ struct Scope {
   bool inlined = false;
 };
 
-// [lo, next segment's lo) belongs to `scope` (-1: to no function).
-struct Segment {
-  uint64_t lo = 0;
-  int32_t scope = -1;
-};
-
+// Each table is kept as parallel arrays, the sorted range starts apart, so
+// a lookup's binary search reads 8-byte keys only (about a third of the
+// memory a row-per-range table with its own end takes, which also counts in
+// page faults while building).
 struct UnitIndex {
   std::vector<std::string_view> files;  // set by the owner from BuiltUnit::file_names
-  std::vector<LineRange> lines;         // sorted by lo, non-overlapping
-  std::vector<Scope> scopes;
-  std::vector<Segment> segments;  // sorted by lo
-  // lines[i].lo and segments[i].lo alone: the binary searches touch a
-  // quarter (half) of the cache lines they would in the rows themselves.
+  // The line table: row i covers [line_lo[i], line_lo[i + 1]); the last row
+  // is always a gap (kGapLine), the end of the last sequence.
   std::vector<uint64_t> line_lo;
+  std::vector<LineInfo> line_info;
+  std::vector<Scope> scopes;
+  // Painted scopes: [segment_lo[i], segment_lo[i + 1]) belongs to
+  // segment_scope[i] (-1: to no function); the last segment is -1.
   std::vector<uint64_t> segment_lo;
+  std::vector<int32_t> segment_scope;
 
   // The row covering pc, or nullptr.
-  [[nodiscard]] const LineRange* rowAt(uint64_t pc) const;
+  [[nodiscard]] const LineInfo* rowAt(uint64_t pc) const;
   // The innermost scope covering pc, or -1.
   [[nodiscard]] int32_t scopeAt(uint64_t pc) const;
 };
