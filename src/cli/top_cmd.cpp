@@ -77,7 +77,7 @@ int runTop(TopArgs& a) {
   model::Profile profile;
   auto outcome = record::record(opt, profile);
   if (!outcome) {
-    view.finish(profile, nullptr, 0);
+    view.close();
     logError(outcome.error());
     return exitCodeFor(outcome.error());
   }

@@ -94,7 +94,7 @@ void LiveTop::finish(model::Profile& p, const record::KeptFiles* kept, uint64_t 
     return;
   }
   const bool room = opt_.max_snapshots == 0 || shown_ < opt_.max_snapshots;
-  if (room && p.samples().size() != samples_at_last_show_) {
+  if (room && (shown_ == 0 || p.samples().size() != samples_at_last_show_)) {
     show(p, std::max(p.meta().duration_ns, last_elapsed_ns_), lost);
   }
 }

@@ -39,6 +39,8 @@ class LiveTop {
  public:
   LiveTop(LiveOptions opt, std::FILE* out);
   ~LiveTop();
+  LiveTop(const LiveTop&) = delete;  // the symbolizer refers back to it
+  LiveTop& operator=(const LiveTop&) = delete;
 
   // How often the session should call onTick: the interval in batch mode,
   // more often interactively (keys are read at each tick).
@@ -49,9 +51,12 @@ class LiveTop {
   bool onTick(model::Profile& p, const record::TickInfo& t);
 
   // After the session: batch mode prints a last snapshot of the whole
-  // session when samples arrived since the last one (and -n allows);
+  // session when samples arrived since the last one or none was printed
+  // yet (and -n allows);
   // interactive mode gives the terminal back.
   void finish(model::Profile& p, const record::KeptFiles* kept, uint64_t lost);
+  // After a session that failed: gives the terminal back, prints nothing.
+  void close() { screen_.reset(); }
 
   // The symbolizer's warnings so far, each once.
   const std::set<std::string>& warnings() const { return warnings_; }

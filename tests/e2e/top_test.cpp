@@ -233,7 +233,7 @@ TEST(TopTest, ErrorsWordForWord) {
 }
 
 // A command that ends before the first refresh still gets one snapshot, and
-// its own exit status.
+// top exits with the command's own status.
 TEST(TopTest, ShortCommandGetsAFinalSnapshotAndItsStatus) {
   Ran r = runProcess({kStrobe, "top", "--interval", "10s", "-F", "999", "--",
                       kFixtures + "fixture_shares", "100000", "20"});
@@ -241,6 +241,13 @@ TEST(TopTest, ShortCommandGetsAFinalSnapshotAndItsStatus) {
   std::vector<Snapshot> snaps = parseSnapshots(r.out);
   ASSERT_EQ(snaps.size(), 1u) << r.out;
   EXPECT_GT(selfOf(snaps[0], "work_six()"), 30.0) << r.out;
+
+  // Even with nothing sampled at all (one sample per second of CPU).
+  r = runProcess({kStrobe, "top", "-c", "1000000000", "--", "/bin/false"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  snaps = parseSnapshots(r.out);
+  ASSERT_EQ(snaps.size(), 1u) << r.out;
+  EXPECT_NE(r.out.find("\n(no samples)\n"), std::string::npos) << r.out;
 }
 
 }  // namespace
