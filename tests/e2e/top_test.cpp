@@ -67,7 +67,8 @@ class Background {
   int pid_;
 };
 
-// One batch snapshot: its header line and SELF% by row name.
+// One batch snapshot: its header line and SELF% by row name (summed over
+// rows of the same name).
 struct Snapshot {
   std::string header;
   std::map<std::string, double> self;
@@ -99,7 +100,7 @@ std::vector<Snapshot> parseSnapshots(const std::string& out) {
     }
     std::string rest = line.substr(static_cast<size_t>(used));
     size_t gap = rest.find("  ");
-    snaps.back().self[rest.substr(0, gap)] = self;
+    snaps.back().self[rest.substr(0, gap)] += self;  // by line: a function's lines add up
   }
   return snaps;
 }
