@@ -17,6 +17,8 @@ using Runner = std::function<int()>;
 // whether there was one); without "--" the command is the first positional
 // argument and everything after it.
 Runner addRecordCommand(CLI::App& app, bool has_dashes, std::vector<std::string> command);
+// `top` takes the command the same way.
+Runner addTopCommand(CLI::App& app, bool has_dashes, std::vector<std::string> command);
 Runner addReportCommand(CLI::App& app);
 Runner addSymbolizeCommand(CLI::App& app);
 Runner addQueryCommand(CLI::App& app);

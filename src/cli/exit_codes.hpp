@@ -1,5 +1,6 @@
 // Exit statuses of the strobe command, one place for all of them. `record`
-// otherwise returns the profiled command's own status (128+N for signal N).
+// (and `top` with a command) otherwise returns the profiled command's own
+// status (128+N for signal N).
 // Thread safety: constants and a pure function.
 #pragma once
 
@@ -16,11 +17,11 @@ inline constexpr int kExitCannotExecute = 126;
 inline constexpr int kExitNotFound = 127;  // the command to profile does not exist
 
 inline constexpr const char* kExitCodesHelp =
-    "Exit status: record returns the command's own status (128+N if it died of\n"
-    "signal N); 1 error, 2 usage error, 3 permission denied by the kernel\n"
-    "(perf_event_paranoid, capabilities), 4 event not supported here, 5 several\n"
-    "processes match -P NAME, 126 command not executable, 127 command, pid or\n"
-    "process name not found.";
+    "Exit status: record and top -- CMD return the command's own status (128+N\n"
+    "if it died of signal N); 1 error, 2 usage error, 3 permission denied by the\n"
+    "kernel (perf_event_paranoid, capabilities), 4 event (or, for top, terminal)\n"
+    "not supported here, 5 several processes match -P NAME, 126 command not\n"
+    "executable, 127 command, pid or process name not found.";
 
 inline int exitCodeFor(const Error& e) {
   switch (e.kind) {

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   Runner report = addReportCommand(app);
   runners[app.get_subcommand("record")] = record;
   runners[app.get_subcommand("report")] = report;
+  runners[app.get_subcommand("top")] = addTopCommand(app, has_dashes, command);
   runners[app.get_subcommand("symbolize")] = addSymbolizeCommand(app);
   runners[app.get_subcommand("query")] = addQueryCommand(app);
   runners[app.get_subcommand("list")] = addListCommand(app);

@@ -52,9 +52,9 @@ void nameRow(const Profile& p, GroupBy by, const Frame& f, TopRow& r) {
   r.line = by == GroupBy::kLine ? f.line->line : fn.start_line;
 }
 
-std::vector<TopRow> threadTable(const Profile& p) {
+std::vector<TopRow> threadTable(const Profile& p, std::span<const Sample> samples) {
   std::unordered_map<int32_t, TopRow> rows;
-  for (const Sample& s : p.samples()) {
+  for (const Sample& s : samples) {
     TopRow& r = rows[s.tid];
     r.self += s.weight;
     r.total += s.weight;
@@ -73,9 +73,9 @@ std::vector<TopRow> threadTable(const Profile& p) {
 
 // One row per process: the pid of each sample's thread (its own tid when
 // the thread is unknown), named after the process's main thread.
-std::vector<TopRow> processTable(const Profile& p) {
+std::vector<TopRow> processTable(const Profile& p, std::span<const Sample> samples) {
   std::unordered_map<int32_t, TopRow> rows;
-  for (const Sample& s : p.samples()) {
+  for (const Sample& s : samples) {
     const Thread* t = p.findThread(s.tid);
     TopRow& r = rows[t != nullptr ? t->pid : s.tid];
     r.self += s.weight;
@@ -120,9 +120,13 @@ std::string unresolvedName(const Profile& p, const Location& loc) {
 }
 
 Totals totals(const Profile& p) {
+  return totals(std::span<const Sample>(p.samples()));
+}
+
+Totals totals(std::span<const Sample> samples) {
   Totals t;
   std::unordered_set<int32_t> tids;
-  for (const Sample& s : p.samples()) {
+  for (const Sample& s : samples) {
     ++t.samples;
     t.weight += s.weight;
     tids.insert(s.tid);
@@ -132,11 +136,16 @@ Totals totals(const Profile& p) {
 }
 
 std::vector<TopRow> topTable(const Profile& p, GroupBy by, bool fold_inline) {
+  return topTable(p, std::span<const Sample>(p.samples()), by, fold_inline);
+}
+
+std::vector<TopRow> topTable(const Profile& p, std::span<const Sample> samples, GroupBy by,
+                             bool fold_inline) {
   std::vector<TopRow> out;
   if (by == GroupBy::kThread) {
-    out = threadTable(p);
+    out = threadTable(p, samples);
   } else if (by == GroupBy::kProcess) {
-    out = processTable(p);
+    out = processTable(p, samples);
   } else {
     // Weight per distinct leaf stack first: many samples share a stack.
     struct Sum {
@@ -144,7 +153,7 @@ std::vector<TopRow> topTable(const Profile& p, GroupBy by, bool fold_inline) {
       uint64_t samples = 0;
     };
     std::unordered_map<StackId, Sum> per_stack;
-    for (const Sample& s : p.samples()) {
+    for (const Sample& s : samples) {
       Sum& sum = per_stack[s.stack];
       sum.weight += s.weight;
       sum.samples += 1;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,10 +48,15 @@ struct Totals {
 };
 
 Totals totals(const Profile& p);
+// The same over some of p's samples (a time window, as `top --window` keeps).
+Totals totals(std::span<const Sample> samples);
 
 // Rows sorted by self weight, then total, then name; all keys (callers trim).
 // fold_inline: inlined frames count as their caller (see frames.hpp).
 std::vector<TopRow> topTable(const Profile& p, GroupBy by, bool fold_inline = false);
+// The same over some of p's samples (stacks, threads and names from p).
+std::vector<TopRow> topTable(const Profile& p, std::span<const Sample> samples, GroupBy by,
+                             bool fold_inline = false);
 
 // What a sample's weight counts for an event (Meta::event): "ns" for
 // cpu-clock and task-clock (and "" = an unknown, older recording), else

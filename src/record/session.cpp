@@ -479,8 +479,11 @@ Result<RecordOutcome> Session::run() {
     child->abandon();
   }
 
-  const uint64_t deadline =
+  // A live view's tick may end the session early: it moves the deadline.
+  uint64_t deadline =
       opt_.duration_ns != 0 ? meta.start_monotonic_ns + opt_.duration_ns : UINT64_MAX;
+  const bool ticking = opt_.on_tick && opt_.tick_ns != 0;
+  uint64_t next_tick = ticking ? meta.start_monotonic_ns + opt_.tick_ns : UINT64_MAX;
   bool terminated = false;  // launch: the command got SIGTERM at the deadline
   uint64_t last_scan = monotonicNs();
   RecordOutcome outcome;
@@ -492,6 +495,18 @@ Result<RecordOutcome> Session::run() {
     drainAll();
     queue_->flushBefore(pass_start - kReorderSlackNs, apply);
     closeHungPerThreadRings();
+    if (pass_start >= next_tick) {
+      // Ticks keep their cadence; one that ran past the next skips it. None
+      // after one asked to stop.
+      TickInfo info{pass_start - meta.start_monotonic_ns, &converter_->stats(), kept_.get()};
+      const bool go_on = opt_.on_tick(profile_, info);
+      next_tick += opt_.tick_ns;
+      if (const uint64_t now = monotonicNs(); next_tick <= now) next_tick = now + opt_.tick_ns;
+      if (!go_on) {
+        next_tick = UINT64_MAX;
+        deadline = std::min(deadline, pass_start);
+      }
+    }
 
     if (launch) {
       pid_t w = ::wait4(pid, &status, WNOHANG, &ru);
@@ -524,6 +539,11 @@ Result<RecordOutcome> Session::run() {
       uint64_t now = monotonicNs();
       uint64_t left_ms = deadline > now ? (deadline - now + 999'999) / 1'000'000 : 0;
       timeout = static_cast<int>(std::min<uint64_t>(left_ms, kPollTimeoutMs));
+    }
+    if (ticking) {
+      uint64_t now = monotonicNs();
+      uint64_t left_ms = next_tick > now ? (next_tick - now + 999'999) / 1'000'000 : 0;
+      timeout = std::min(timeout, static_cast<int>(std::min<uint64_t>(left_ms, kPollTimeoutMs)));
     }
     fds.clear();
     fds.push_back(pollfd{wake_read.get(), POLLIN, 0});

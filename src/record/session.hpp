@@ -30,12 +30,18 @@
 // command, whose exit ends the session; otherwise they stop recording). The
 // previous signal handlers are restored on return. The soft RLIMIT_NOFILE is
 // raised to the hard limit (and left there).
+// Live views (`top`): RecordOptions::on_tick is called from the drain loop
+// every tick_ns, on the recording thread, with the Profile so far (records
+// are applied up to the reorder slack, ~20 ms, behind) which it may
+// symbolize in place; returning false ends the session as the end of -d
+// would (launch: the command gets SIGTERM and is waited for).
 // Thread safety: one session at a time per process (signal handlers).
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -50,6 +56,13 @@ namespace strobe::record {
 inline constexpr size_t kInheritMaxFds = 1024;
 
 enum class AttachMode { kAuto, kInherit, kPerThread, kCpuFiltered };
+
+// What a live view learns at each tick besides the Profile.
+struct TickInfo {
+  uint64_t elapsed_ns = 0;  // since the session started (sample times are relative to its start)
+  const ConverterStats* stats = nullptr;  // samples, lost, ... so far
+  const KeptFiles* kept_files = nullptr;  // the mapped files held open so far (for symbolizing)
+};
 
 struct RecordOptions {
   std::vector<std::string> command;  // launch: argv; command[0] is looked up in PATH
@@ -70,6 +83,9 @@ struct RecordOptions {
   bool inherit = true;              // launch: follow threads and children
   uint64_t duration_ns = 0;         // -d; 0 = until the targets end or a signal
   AttachMode attach_mode = AttachMode::kAuto;  // tests force one with STROBE_ATTACH_MODE
+  // Live views: called every tick_ns (> 0) while recording; false stops.
+  std::function<bool(model::Profile&, const TickInfo&)> on_tick;
+  uint64_t tick_ns = 0;
 };
 
 struct RingStats {

@@ -1,0 +1,125 @@
+// strobe top [-F HZ | -c N] [-e EVENT] [-g MODE] [-k] [-d DUR] [--interval DUR]
+//            [--by function|line|module|thread] [--window DUR] [--top N]
+//            [--batch] [-n N] (-- CMD ARGS | -p PID,... | -P NAME)
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "base/log.hpp"
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/record_args.hpp"
+#include "record/options.hpp"
+#include "record/session.hpp"
+#include "tui/live_top.hpp"
+
+namespace strobe::cli {
+namespace {
+
+const CommandUsage kUsage{"a command, -p PID, -P NAME",
+                          "usage: strobe top [OPTIONS] -- CMD [ARGS], or -p PID, -P NAME",
+                          "usage: strobe top [OPTIONS] -- CMD [ARGS]"};
+
+struct TopArgs {
+  RecordArgs rec;
+  std::string interval = "1s";
+  std::string by = "function";
+  std::string window;  // "": cumulative
+  size_t top = 20;
+  bool batch = false;
+  size_t snapshots = 0;  // -n; 0: until the target ends
+};
+
+int runTop(TopArgs& a) {
+  record::RecordOptions opt;
+  if (int rc = toRecordOptions(a.rec, kUsage, opt); rc != 0) return rc;
+  tui::LiveOptions live;
+  if (!tui::parseGroupBy(a.by, live.view.view.by)) {
+    logError(fmt::format("--by {} is not a top grouping", a.by),
+             "use --by function, line, module or thread");
+    return kExitUsage;
+  }
+  auto interval = record::parseDuration(a.interval);
+  if (!interval) {
+    logError(interval.error());
+    return kExitUsage;
+  }
+  live.interval_ns = *interval;
+  if (!a.window.empty()) {
+    auto window = record::parseDuration(a.window);
+    if (!window) {
+      logError(window.error());
+      return kExitUsage;
+    }
+    live.view.view.window_ns = *window;
+    live.view.window_ns = *window;
+  }
+  if (a.top == 0) {
+    logError("--top 0 shows nothing", "give the number of rows to show, e.g. --top 20");
+    return kExitUsage;
+  }
+  live.view.view.top = a.top;
+  live.max_snapshots = a.snapshots;
+  live.interactive = !a.batch && ::isatty(STDOUT_FILENO) != 0 && ::isatty(STDIN_FILENO) != 0;
+  if (live.interactive) {
+    if (auto st = tui::CursesScreen::check(); !st) {
+      logError(st.error());
+      return kExitUnsupported;
+    }
+  }
+
+  tui::LiveTop view(live, stdout);
+  opt.tick_ns = view.tickNs();
+  opt.on_tick = [&view](model::Profile& p, const record::TickInfo& t) { return view.onTick(p, t); };
+  model::Profile profile;
+  auto outcome = record::record(opt, profile);
+  if (!outcome) {
+    view.close();
+    logError(outcome.error());
+    return exitCodeFor(outcome.error());
+  }
+  view.finish(profile, outcome->kept_files.get(), outcome->stats.lost);
+  if (!view.error().message.empty()) {
+    logError(view.error());
+    return kExitUnsupported;
+  }
+  for (const std::string& w : view.warnings()) logWarning(w);
+  for (const std::string& w : outcome->warnings) logWarning(w);
+  return outcome->exit_status;
+}
+
+}  // namespace
+
+Runner addTopCommand(CLI::App& app, bool has_dashes, std::vector<std::string> command) {
+  auto args = std::make_shared<TopArgs>();
+  CLI::App* sub = app.add_subcommand("top", "Show live where a program spends CPU time");
+  addSamplingOptions(sub, args->rec);
+  sub->add_option("--interval", args->interval, "Time between refreshes: 1s, 500ms, ...")
+      ->capture_default_str();
+  sub->add_option("--by", args->by, "Rows by function, line, module or thread")
+      ->capture_default_str();
+  sub->add_option("--window", args->window,
+                  "Show only the samples of this last stretch of time (default: all so far)");
+  sub->add_option("--top", args->top, "Rows to show")->capture_default_str();
+  sub->add_flag("--batch", args->batch,
+                "Print a text snapshot every interval instead of the interactive screen "
+                "(the default when stdout is not a terminal)");
+  sub->add_option("-n,--snapshots", args->snapshots, "Batch mode: stop after N snapshots");
+  sub->add_option("command", args->rec.command, "The command to profile and its arguments");
+  sub->prefix_command();
+  sub->footer(
+      std::string("Examples: strobe top -p 1234\n"
+                  "          strobe top --batch -n 5 --by line -- ./server\n"
+                  "Keys: q quit, f/l/m/t rows by function/line/module/thread, w cumulative\n"
+                  "or windowed (--window, else the last 5 s), + and - more or fewer rows.\n") +
+      kExitCodesHelp);
+  return [args, sub, has_dashes, command] {
+    if (int rc = takeCommand(args->rec, sub, has_dashes, command, kUsage); rc != 0) return rc;
+    return runTop(*args);
+  };
+}
+
+}  // namespace strobe::cli

@@ -1,0 +1,102 @@
+#include "tui/live_top.hpp"
+
+#include <algorithm>
+
+#include "tui/text_view.hpp"
+
+namespace strobe::tui {
+namespace {
+
+// Interactive mode reads keys this often.
+constexpr uint64_t kKeyPollNs = 100'000'000;
+
+}  // namespace
+
+LiveTop::LiveTop(LiveOptions opt, std::FILE* out) : opt_(std::move(opt)), out_(out) {
+  symbolize::SymbolizerOptions sym;
+  sym.kept_copy = [this](const std::string& path, const std::string& build_id) {
+    return kept_ != nullptr ? kept_->pathFor(path, build_id) : std::string();
+  };
+  symbolizer_ = std::make_unique<symbolize::Symbolizer>(std::move(sym));
+}
+
+LiveTop::~LiveTop() = default;
+
+uint64_t LiveTop::tickNs() const {
+  return opt_.interactive ? std::min(kKeyPollNs, opt_.interval_ns) : opt_.interval_ns;
+}
+
+void LiveTop::symbolize(model::Profile& p) {
+  if (auto st = symbolizer_->symbolize(p); !st) warnings_.insert(st.error().describe());
+  for (const std::string& w : symbolizer_->warnings()) warnings_.insert(w);
+}
+
+void LiveTop::show(model::Profile& p, uint64_t elapsed_ns, uint64_t lost) {
+  symbolize(p);
+  SnapshotOptions view = opt_.view.view;
+  if (screen_) view.top = std::min(view.top, screen_->rowsThatFit());
+  Snapshot snap = buildSnapshot(p, view, SessionStatus{elapsed_ns, lost});
+  if (screen_) {
+    screen_->draw(snap, keysHelp());
+  } else {
+    if (shown_ > 0) std::fputc('\n', out_);
+    std::string text = formatSnapshot(snap);
+    std::fwrite(text.data(), 1, text.size(), out_);
+    std::fflush(out_);
+  }
+  ++shown_;
+  samples_at_last_show_ = p.samples().size();
+}
+
+bool LiveTop::onTick(model::Profile& p, const record::TickInfo& t) {
+  kept_ = t.kept_files;
+  last_elapsed_ns_ = t.elapsed_ns;
+  last_lost_ = t.stats != nullptr ? t.stats->lost : 0;
+  if (!opt_.interactive) {
+    show(p, t.elapsed_ns, last_lost_);
+    return opt_.max_snapshots == 0 || shown_ < opt_.max_snapshots;
+  }
+  if (!screen_) {
+    auto screen = CursesScreen::open();
+    if (!screen) {
+      error_ = screen.takeError();
+      return false;
+    }
+    screen_ = std::move(*screen);
+  }
+  bool redraw = t.elapsed_ns >= next_show_ns_;
+  for (int key = screen_->readKey(); key != -1; key = screen_->readKey()) {
+    if (key == CursesScreen::kResized) {
+      redraw = true;
+      continue;
+    }
+    switch (applyKey(key, opt_.view)) {
+      case KeyEffect::kQuit:
+        return false;
+      case KeyEffect::kRedraw:
+        redraw = true;
+        break;
+      case KeyEffect::kNone:
+        break;
+    }
+  }
+  if (redraw) {
+    show(p, t.elapsed_ns, last_lost_);
+    next_show_ns_ = t.elapsed_ns + opt_.interval_ns;
+  }
+  return true;
+}
+
+void LiveTop::finish(model::Profile& p, const record::KeptFiles* kept, uint64_t lost) {
+  kept_ = kept;
+  if (opt_.interactive) {
+    screen_.reset();
+    return;
+  }
+  const bool room = opt_.max_snapshots == 0 || shown_ < opt_.max_snapshots;
+  if (room && (shown_ == 0 || p.samples().size() != samples_at_last_show_)) {
+    show(p, std::max(p.meta().duration_ns, last_elapsed_ns_), lost);
+  }
+}
+
+}  // namespace strobe::tui

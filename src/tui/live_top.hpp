@@ -1,0 +1,84 @@
+// LiveTop: the refresh loop of `strobe top`, driven by the recording
+// session's ticks (record::RecordOptions::on_tick). At each refresh it
+// symbolizes the locations that are new since the last one (one Symbolizer
+// kept for the whole session, so modules are opened once), builds a
+// Snapshot and shows it: in batch mode printed as text to `out`, snapshots
+// separated by a blank line, up to `max_snapshots`; interactively on a
+// curses screen, reading keys (see keys.hpp) between refreshes.
+// The screen takes over the terminal at the first tick, so that errors
+// met while the session starts are printed as usual; the caller checks
+// beforehand that the terminal can be driven (CursesScreen::check).
+// Owns: the Symbolizer and the screen. Thread safety: one thread (the
+// session's) calls everything.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "base/result.hpp"
+#include "model/profile.hpp"
+#include "record/kept_files.hpp"
+#include "record/session.hpp"
+#include "symbolize/symbolizer.hpp"
+#include "tui/curses_screen.hpp"
+#include "tui/keys.hpp"
+
+namespace strobe::tui {
+
+struct LiveOptions {
+  ViewState view;                        // grouping, window, rows
+  uint64_t interval_ns = 1'000'000'000;  // between refreshes
+  size_t max_snapshots = 0;              // batch: stop after this many (0: no limit)
+  bool interactive = false;              // curses; else batch
+};
+
+class LiveTop {
+ public:
+  LiveTop(LiveOptions opt, std::FILE* out);
+  ~LiveTop();
+  LiveTop(const LiveTop&) = delete;  // the symbolizer refers back to it
+  LiveTop& operator=(const LiveTop&) = delete;
+
+  // How often the session should call onTick: the interval in batch mode,
+  // more often interactively (keys are read at each tick).
+  uint64_t tickNs() const;
+
+  // The session's tick; false when the user quit, enough snapshots were
+  // printed, or the screen could not be opened (see error()).
+  bool onTick(model::Profile& p, const record::TickInfo& t);
+
+  // After the session: batch mode prints a last snapshot of the whole
+  // session when samples arrived since the last one or none was printed
+  // yet (and -n allows);
+  // interactive mode gives the terminal back.
+  void finish(model::Profile& p, const record::KeptFiles* kept, uint64_t lost);
+  // After a session that failed: gives the terminal back, prints nothing.
+  void close() { screen_.reset(); }
+
+  // The symbolizer's warnings so far, each once.
+  const std::set<std::string>& warnings() const { return warnings_; }
+  // Why the screen could not be opened; empty message when it could.
+  const Error& error() const { return error_; }
+
+ private:
+  void symbolize(model::Profile& p);
+  void show(model::Profile& p, uint64_t elapsed_ns, uint64_t lost);
+
+  LiveOptions opt_;
+  std::FILE* out_;
+  const record::KeptFiles* kept_ = nullptr;  // the session's, updated at each tick
+  std::unique_ptr<symbolize::Symbolizer> symbolizer_;
+  std::unique_ptr<CursesScreen> screen_;
+  size_t shown_ = 0;                 // snapshots shown
+  size_t samples_at_last_show_ = 0;  // to skip an identical last snapshot
+  uint64_t next_show_ns_ = 0;        // interactive: elapsed time of the next refresh
+  uint64_t last_elapsed_ns_ = 0;
+  uint64_t last_lost_ = 0;
+  std::set<std::string> warnings_;
+  Error error_;
+};
+
+}  // namespace strobe::tui

@@ -1,0 +1,112 @@
+#include "tui/snapshot.hpp"
+
+#include <fmt/format.h>
+
+#include <span>
+
+#include "output/text_report.hpp"
+
+namespace strobe::tui {
+namespace {
+
+std::string baseName(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string locationOf(const model::TopRow& r, model::GroupBy by) {
+  if (by == model::GroupBy::kModule || by == model::GroupBy::kThread) return {};
+  if (r.file.empty()) return r.module;
+  if (r.line == 0) return baseName(r.file);
+  return fmt::format("{}:{}", baseName(r.file), r.line);
+}
+
+}  // namespace
+
+std::vector<model::Sample> samplesInWindow(const model::Profile& p, uint64_t elapsed_ns,
+                                           uint64_t window_ns) {
+  if (window_ns == 0 || window_ns >= elapsed_ns) return p.samples();
+  const uint64_t since = elapsed_ns - window_ns;
+  std::vector<model::Sample> out;
+  // Samples arrive nearly in time order: the window is at the end.
+  for (const model::Sample& s : p.samples()) {
+    if (s.time_ns >= since) out.push_back(s);
+  }
+  return out;
+}
+
+Snapshot buildSnapshot(const model::Profile& p, const SnapshotOptions& opt,
+                       const SessionStatus& status) {
+  Snapshot snap;
+  snap.target = output::formatTarget(p.meta());
+  snap.elapsed_ns = status.elapsed_ns;
+  snap.window_ns = opt.window_ns;
+  snap.span_ns =
+      opt.window_ns != 0 && opt.window_ns < status.elapsed_ns ? opt.window_ns : status.elapsed_ns;
+  snap.lost = status.lost;
+  snap.unit = std::string(model::eventUnit(p.meta().event));
+  snap.by = opt.by;
+
+  std::vector<model::Sample> windowed;
+  std::span<const model::Sample> samples(p.samples());
+  if (opt.window_ns != 0) {
+    windowed = samplesInWindow(p, status.elapsed_ns, opt.window_ns);
+    samples = windowed;
+  }
+  snap.totals = model::totals(samples);
+  if (snap.span_ns != 0) {
+    snap.samples_per_s =
+        static_cast<double>(snap.totals.samples) / (static_cast<double>(snap.span_ns) / 1e9);
+  }
+  std::vector<model::TopRow> rows = model::topTable(p, samples, opt.by);
+  if (rows.size() > opt.top) {
+    snap.hidden_rows = rows.size() - opt.top;
+    rows.resize(opt.top);
+  }
+  snap.rows.reserve(rows.size());
+  for (const model::TopRow& r : rows) {
+    SnapshotRow row;
+    row.self_pct = output::sharePct(r.self, snap.totals.weight);
+    row.total_pct = output::sharePct(r.total, snap.totals.weight);
+    row.samples = r.self_samples;
+    row.name = r.function;
+    row.location = locationOf(r, opt.by);
+    snap.rows.push_back(std::move(row));
+  }
+  return snap;
+}
+
+std::string_view groupByName(model::GroupBy by) {
+  switch (by) {
+    case model::GroupBy::kFunction:
+      return "function";
+    case model::GroupBy::kLine:
+      return "line";
+    case model::GroupBy::kFile:
+      return "file";
+    case model::GroupBy::kModule:
+      return "module";
+    case model::GroupBy::kThread:
+      return "thread";
+    case model::GroupBy::kProcess:
+      return "process";
+  }
+  return "function";
+}
+
+bool parseGroupBy(std::string_view name, model::GroupBy& by) {
+  if (name == "function") {
+    by = model::GroupBy::kFunction;
+  } else if (name == "line") {
+    by = model::GroupBy::kLine;
+  } else if (name == "module") {
+    by = model::GroupBy::kModule;
+  } else if (name == "thread") {
+    by = model::GroupBy::kThread;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace strobe::tui
