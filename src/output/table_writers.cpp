@@ -51,6 +51,8 @@ const char* groupByName(model::GroupBy by) {
       return "module";
     case model::GroupBy::kThread:
       return "thread";
+    case model::GroupBy::kProcess:
+      return "process";
   }
   return "function";
 }
