@@ -31,12 +31,7 @@ struct ReportArgs {
 };
 
 Result<model::GroupBy> parseGroupBy(const std::string& by) {
-  if (by == "function") return model::GroupBy::kFunction;
-  if (by == "line") return model::GroupBy::kLine;
-  if (by == "file") return model::GroupBy::kFile;
-  if (by == "module") return model::GroupBy::kModule;
-  if (by == "thread") return model::GroupBy::kThread;
-  if (by == "process") return model::GroupBy::kProcess;
+  if (std::optional<model::GroupBy> g = model::parseGroupBy(by)) return *g;
   return makeError("unknown --by '" + by + "'",
                    "use --by function, line, file, module, thread or process", ErrorKind::kUsage);
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "model/frames.hpp"
 
@@ -191,6 +192,27 @@ std::vector<TopRow> topTable(const Profile& p, std::span<const Sample> samples, 
     return a.line < b.line;
   });
   return out;
+}
+
+namespace {
+constexpr std::pair<GroupBy, std::string_view> kGroupByNames[] = {
+    {GroupBy::kFunction, "function"}, {GroupBy::kLine, "line"},     {GroupBy::kFile, "file"},
+    {GroupBy::kModule, "module"},     {GroupBy::kThread, "thread"}, {GroupBy::kProcess, "process"},
+};
+}  // namespace
+
+std::string_view groupByName(GroupBy by) {
+  for (const auto& [g, name] : kGroupByNames) {
+    if (g == by) return name;
+  }
+  return "function";
+}
+
+std::optional<GroupBy> parseGroupBy(std::string_view name) {
+  for (const auto& [g, n] : kGroupByNames) {
+    if (n == name) return g;
+  }
+  return std::nullopt;
 }
 
 }  // namespace strobe::model

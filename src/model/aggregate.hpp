@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -26,6 +27,11 @@ namespace strobe::model {
 // process (the pid of each sample's thread), named "name (pid)" after its
 // main thread (else any of its threads).
 enum class GroupBy { kFunction, kLine, kFile, kModule, kThread, kProcess };
+
+// "function", "line", "file", "module", "thread", "process" (the --by
+// values); parseGroupBy is the inverse, nullopt for any other name.
+std::string_view groupByName(GroupBy by);
+std::optional<GroupBy> parseGroupBy(std::string_view name);
 
 struct TopRow {
   // The row's name: the demangled function (module+0xOFFSET when unresolved),

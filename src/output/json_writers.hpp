@@ -46,7 +46,4 @@ Status writeCsvTable(const model::Profile& p, const TableOptions& opt, std::FILE
 std::vector<model::TopRow> tableRows(const model::Profile& p, const TableOptions& opt,
                                      uint64_t total_weight);
 
-// "function", "line", "file", "module", "thread".
-const char* groupByName(model::GroupBy by);
-
 }  // namespace strobe::output

@@ -39,24 +39,6 @@ std::string csvField(const std::string& s) {
 
 }  // namespace
 
-const char* groupByName(model::GroupBy by) {
-  switch (by) {
-    case model::GroupBy::kFunction:
-      return "function";
-    case model::GroupBy::kLine:
-      return "line";
-    case model::GroupBy::kFile:
-      return "file";
-    case model::GroupBy::kModule:
-      return "module";
-    case model::GroupBy::kThread:
-      return "thread";
-    case model::GroupBy::kProcess:
-      return "process";
-  }
-  return "function";
-}
-
 std::vector<model::TopRow> tableRows(const model::Profile& p, const TableOptions& opt,
                                      uint64_t total_weight) {
   std::vector<model::TopRow> rows = model::topTable(p, opt.by, opt.no_inline);
@@ -80,7 +62,8 @@ Status writeJsonTable(const model::Profile& p, const TableOptions& opt, std::FIL
   w.Key("recording");
   str(w, opt.source);
   w.Key("group_by");
-  w.String(groupByName(opt.by));
+  std::string_view by = model::groupByName(opt.by);
+  w.String(by.data(), static_cast<rapidjson::SizeType>(by.size()));
   w.Key("event");
   str(w, p.meta().event);
   w.Key("duration_ns");

@@ -76,36 +76,11 @@ Snapshot buildSnapshot(const model::Profile& p, const SnapshotOptions& opt,
   return snap;
 }
 
-std::string_view groupByName(model::GroupBy by) {
-  switch (by) {
-    case model::GroupBy::kFunction:
-      return "function";
-    case model::GroupBy::kLine:
-      return "line";
-    case model::GroupBy::kFile:
-      return "file";
-    case model::GroupBy::kModule:
-      return "module";
-    case model::GroupBy::kThread:
-      return "thread";
-    case model::GroupBy::kProcess:
-      return "process";
-  }
-  return "function";
-}
-
 bool parseGroupBy(std::string_view name, model::GroupBy& by) {
-  if (name == "function") {
-    by = model::GroupBy::kFunction;
-  } else if (name == "line") {
-    by = model::GroupBy::kLine;
-  } else if (name == "module") {
-    by = model::GroupBy::kModule;
-  } else if (name == "thread") {
-    by = model::GroupBy::kThread;
-  } else {
-    return false;
-  }
+  std::optional<model::GroupBy> g = model::parseGroupBy(name);
+  // top has no file or process rows (see USAGE.md).
+  if (!g || *g == model::GroupBy::kFile || *g == model::GroupBy::kProcess) return false;
+  by = *g;
   return true;
 }
 

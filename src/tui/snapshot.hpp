@@ -59,9 +59,8 @@ std::vector<model::Sample> samplesInWindow(const model::Profile& p, uint64_t ela
 Snapshot buildSnapshot(const model::Profile& p, const SnapshotOptions& opt,
                        const SessionStatus& status);
 
-// "function", "line", "module", "thread"; parseGroupBy is its inverse
-// (false for anything else).
-std::string_view groupByName(model::GroupBy by);
+// The groupings top shows: "function", "line", "module", "thread" (false
+// for anything else, model::parseGroupBy's "file" and "process" included).
 bool parseGroupBy(std::string_view name, model::GroupBy& by);
 
 }  // namespace strobe::tui
