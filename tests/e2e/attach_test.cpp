@@ -33,36 +33,6 @@ void sleepMs(int ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
 
-// A background process with its own output directory, killed if still running.
-class Background {
- public:
-  explicit Background(const std::vector<std::string>& argv)
-      : dir_(makeTempDir()), pid_(startProcess(argv, dir_)) {}
-  ~Background() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      waitProcess(pid_, dir_);
-    }
-    removeTree(dir_);
-  }
-  int pid() const { return pid_; }
-  Ran stop(int sig = SIGTERM) {
-    ::kill(pid_, sig);
-    Ran r = waitProcess(pid_, dir_);
-    pid_ = -1;
-    return r;
-  }
-  Ran wait() {
-    Ran r = waitProcess(pid_, dir_);
-    pid_ = -1;
-    return r;
-  }
-
- private:
-  std::string dir_;
-  int pid_;
-};
-
 // Sets an environment variable for the processes this test starts.
 class ScopedEnv {
  public:

@@ -36,19 +36,6 @@ double selfPct(const std::string& report, const std::string& fn) {
   return -1;
 }
 
-bool waitForFile(const std::string& path, int seconds = 60) {
-  for (int i = 0; i < seconds * 100; ++i) {
-    if (std::filesystem::exists(path)) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
-}
-
-void touch(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f != nullptr) std::fclose(f);
-}
-
 class PreloadTest : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = makeTempDir(); }

@@ -5,10 +5,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 extern char** environ;
 
@@ -74,6 +79,40 @@ int lineOf(const std::string& path, const std::string& needle) {
     if (line.find(needle) != std::string::npos) return n;
   }
   return 0;
+}
+
+bool waitForFile(const std::string& path, int seconds) {
+  for (int i = 0; i < seconds * 100; ++i) {
+    if (std::filesystem::exists(path)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+void touch(const std::string& path) {
+  if (std::FILE* f = std::fopen(path.c_str(), "w")) std::fclose(f);
+}
+
+Background::Background(const std::vector<std::string>& argv)
+    : dir_(makeTempDir()), pid_(startProcess(argv, dir_)) {}
+
+Background::~Background() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    waitProcess(pid_, dir_);
+  }
+  removeTree(dir_);
+}
+
+Ran Background::stop(int sig) {
+  ::kill(pid_, sig);
+  return wait();
+}
+
+Ran Background::wait() {
+  Ran r = waitProcess(pid_, dir_);
+  pid_ = -1;
+  return r;
 }
 
 }  // namespace strobe::test

@@ -2,6 +2,8 @@
 // return its shell-style exit status. Also starts one in the background.
 #pragma once
 
+#include <signal.h>
+
 #include <string>
 #include <vector>
 
@@ -28,5 +30,30 @@ std::string readFile(const std::string& path);
 
 // The 1-based line of the first line in `path` that contains `needle`, or 0.
 int lineOf(const std::string& path, const std::string& needle);
+
+// Waits up to `seconds` for `path` to exist.
+bool waitForFile(const std::string& path, int seconds = 60);
+// Creates (or empties) `path`.
+void touch(const std::string& path);
+
+// A background process with its own output directory, killed (SIGKILL) and
+// collected if still running when it goes out of scope.
+class Background {
+ public:
+  explicit Background(const std::vector<std::string>& argv);
+  ~Background();
+  Background(const Background&) = delete;
+  Background& operator=(const Background&) = delete;
+  [[nodiscard]] int pid() const { return pid_; }
+  [[nodiscard]] const std::string& dir() const { return dir_; }
+  // Sends `sig` and collects the process.
+  Ran stop(int sig = SIGTERM);
+  // Collects the process once it exits.
+  Ran wait();
+
+ private:
+  std::string dir_;
+  int pid_;
+};
 
 }  // namespace strobe::test

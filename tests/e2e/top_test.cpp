@@ -29,44 +29,6 @@ void sleepMs(int ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
 
-// Waits up to 60 s for `path` to exist.
-bool waitForFile(const std::string& path) {
-  for (int i = 0; i < 6000; ++i) {
-    if (std::filesystem::exists(path)) return true;
-    sleepMs(10);
-  }
-  return false;
-}
-
-void touch(const std::string& path) {
-  if (std::FILE* f = std::fopen(path.c_str(), "w")) std::fclose(f);
-}
-
-// A background process with its own output directory, killed if still running.
-class Background {
- public:
-  explicit Background(const std::vector<std::string>& argv)
-      : dir_(makeTempDir()), pid_(startProcess(argv, dir_)) {}
-  ~Background() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      waitProcess(pid_, dir_);
-    }
-    removeTree(dir_);
-  }
-  int pid() const { return pid_; }
-  const std::string& dir() const { return dir_; }
-  Ran wait() {
-    Ran r = waitProcess(pid_, dir_);
-    pid_ = -1;
-    return r;
-  }
-
- private:
-  std::string dir_;
-  int pid_;
-};
-
 // One batch snapshot: its header line and SELF% by row name (summed over
 // rows of the same name).
 struct Snapshot {

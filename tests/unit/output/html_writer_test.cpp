@@ -13,21 +13,14 @@
 
 #include "output/format.hpp"
 #include "output/utf8.hpp"
+#include "render.hpp"
 #include "synth_profile.hpp"
 
 namespace strobe::output {
 namespace {
 
 std::string render(const model::Profile& p, const ReportOptions& opt = {}) {
-  char* buf = nullptr;
-  size_t len = 0;
-  std::FILE* file = open_memstream(&buf, &len);
-  Status st = writeFormat(p, Format::kHtml, opt, file);
-  EXPECT_TRUE(st.ok()) << (st.ok() ? "" : st.error().describe());
-  std::fclose(file);
-  std::string s(buf, len);
-  std::free(buf);
-  return s;
+  return test::render(p, Format::kHtml, opt);
 }
 
 const model::Profile& synth() {

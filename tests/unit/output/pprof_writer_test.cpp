@@ -8,20 +8,13 @@
 #include "../model/sample_profile.hpp"
 #include "output/format.hpp"
 #include "pprof_decode.hpp"
+#include "render.hpp"
 
 namespace strobe::output {
 namespace {
 
 std::string renderPprof(const model::Profile& p, const ReportOptions& opt = {}) {
-  char* buf = nullptr;
-  size_t len = 0;
-  std::FILE* f = open_memstream(&buf, &len);
-  Status st = writeFormat(p, Format::kPprof, opt, f);
-  EXPECT_TRUE(st.ok()) << (st.ok() ? "" : st.error().describe());
-  std::fclose(f);
-  std::string s(buf, len);
-  std::free(buf);
-  return s;
+  return test::render(p, Format::kPprof, opt);
 }
 
 const test::PbFunction* findFunction(const test::PbProfile& pb, const std::string& name) {

@@ -7,24 +7,17 @@
 #include <vector>
 
 #include "output/format.hpp"
+#include "render.hpp"
 #include "synth_profile.hpp"
 
 namespace strobe::output {
 namespace {
 
 std::string render(const ReportOptions& opt) {
-  static model::Profile p = test::synthProfile(3000, false);
-  char* buf = nullptr;
-  size_t len = 0;
-  std::FILE* file = open_memstream(&buf, &len);
+  static model::Profile p = strobe::test::synthProfile(3000, false);
   ReportOptions o = opt;
   o.header = false;
-  Status st = writeFormat(p, Format::kText, o, file);
-  EXPECT_TRUE(st.ok()) << (st.ok() ? "" : st.error().describe());
-  std::fclose(file);
-  std::string s(buf, len);
-  std::free(buf);
-  return s;
+  return test::render(p, Format::kText, o);
 }
 
 std::vector<std::string> lines(const std::string& s) {

@@ -15,22 +15,13 @@
 #include "output/format.hpp"
 #include "output/utf8.hpp"
 #include "output/xml_escape.hpp"
+#include "render.hpp"
 #include "synth_profile.hpp"
 
 namespace strobe::output {
 namespace {
 
-std::string render(const model::Profile& p, Format f, const ReportOptions& opt = {}) {
-  char* buf = nullptr;
-  size_t len = 0;
-  std::FILE* file = open_memstream(&buf, &len);
-  Status st = writeFormat(p, f, opt, file);
-  EXPECT_TRUE(st.ok()) << (st.ok() ? "" : st.error().describe());
-  std::fclose(file);
-  std::string s(buf, len);
-  std::free(buf);
-  return s;
-}
+using test::render;
 
 const model::Profile& synth() {
   static model::Profile p = test::synthProfile(3000, false);

@@ -1,0 +1,29 @@
+// Test helper: a format's whole output for a profile, as a string (through
+// writeFormat into a memory stream); a failed write fails the calling test.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "model/profile.hpp"
+#include "output/format.hpp"
+
+namespace strobe::test {
+
+inline std::string render(const model::Profile& p, output::Format f,
+                          const output::ReportOptions& opt = {}) {
+  char* buf = nullptr;
+  size_t len = 0;
+  std::FILE* file = open_memstream(&buf, &len);
+  Status st = output::writeFormat(p, f, opt, file);
+  EXPECT_TRUE(st.ok()) << (st.ok() ? "" : st.error().describe());
+  std::fclose(file);
+  std::string s(buf, len);
+  std::free(buf);
+  return s;
+}
+
+}  // namespace strobe::test
