@@ -62,12 +62,12 @@ std::string_view Symbolizer::buildIdOf(model::ModuleId id) const {
 }
 
 std::string Symbolizer::openModule(const std::string& path, const std::string& recorded,
+                                   const std::string& kept,
                                    std::unique_ptr<ModuleSymbols>& out) const {
   auto skip = [&](const std::string& why) { return "cannot symbolize " + path + ": " + why; };
   auto matches = [&](const ElfFile& f) { return recorded.empty() || f.buildId() == recorded; };
   // The path first; the recorder's kept copy when the path is gone, changed
   // or not a file.
-  std::string kept = keptCopy(path, recorded);
   std::string notice;
   Result<ElfFile> file = makeError("not a file", {}, ErrorKind::kNotFound);
   const bool deleted = endsWith(path, " (deleted)");
@@ -163,6 +163,9 @@ struct PlainFrame {
 // what a worker found for them: frames[ends[i-1]..ends[i]) belong to locs[i].
 struct Symbolizer::ModuleJob {
   model::ModuleId first_module = 0;  // the module id that opens the file
+  std::string path;                  // the module's path
+  std::string recorded;              // its build-id as recorded
+  std::string kept;                  // the recorder's kept copy of it, "" when none
   std::unique_ptr<ModuleSymbols>* slot = nullptr;
   bool open = false;  // the slot is new: open the file in the worker
   std::vector<model::LocationId> locs;
@@ -173,11 +176,10 @@ struct Symbolizer::ModuleJob {
   bool warned = false;
 };
 
-void Symbolizer::runJob(ModuleJob& job, const std::string& path, const std::string& recorded,
-                        unsigned unit_threads) {
+void Symbolizer::runJob(ModuleJob& job, unsigned unit_threads) {
   if (job.open) {
     std::unique_ptr<ModuleSymbols> m;
-    job.warning = openModule(path, recorded, m);
+    job.warning = openModule(job.path, job.recorded, job.kept, m);
     *job.slot = std::move(m);
   }
   ModuleSymbols* m = job.slot->get();
@@ -204,19 +206,46 @@ void Symbolizer::runJob(ModuleJob& job, const std::string& path, const std::stri
   }
 }
 
+// The locations of one symbolize() or begin() .. finish(), grouped by
+// module file, and what the workers found for them.
+struct Symbolizer::Batch {
+  size_t location_count = 0;  // the profile's locations at begin(); later ones wait
+  std::vector<ModuleJob> jobs;
+  std::vector<int32_t> job_of_loc;     // by location: its job, -1 when none
+  std::vector<uint32_t> index_in_job;  // by location: its index in the job's locs
+};
+
+void Symbolizer::BatchDeleter::operator()(Batch* b) const {
+  delete b;
+}
+
 Status Symbolizer::symbolize(model::Profile& profile) {
+  BatchPtr batch = begin(profile);
+  resolve(*batch);
+  return finish(profile, *batch);
+}
+
+bool Symbolizer::hasWork(const Batch& batch) {
+  return !batch.jobs.empty();
+}
+
+Symbolizer::BatchPtr Symbolizer::begin(const model::Profile& profile) {
   warnings_.clear();
+  BatchPtr batch(new Batch);
   const std::vector<model::Module>& modules = profile.modules();
   build_ids_.assign(modules.size(), std::string());
   for (size_t i = 0; i < modules.size(); ++i) build_ids_[i] = profile.str(modules[i].build_id);
 
-  // Pass 1 (this thread): group the file locations by module file.
+  // Group the file locations by module file.
   std::vector<int32_t> job_of_module(modules.size(), -2);  // -2: not seen, -1: no file
-  std::vector<ModuleJob> jobs;
+  std::vector<ModuleJob>& jobs = batch->jobs;
   std::unordered_map<std::string, int32_t> job_of_key;
-  std::vector<int32_t> job_of_loc(profile.locations().size(), -1);
-  std::vector<uint32_t> index_in_job(profile.locations().size(), 0);
-  for (size_t li = 0; li < profile.locations().size(); ++li) {
+  batch->location_count = profile.locations().size();
+  std::vector<int32_t>& job_of_loc = batch->job_of_loc;
+  std::vector<uint32_t>& index_in_job = batch->index_in_job;
+  job_of_loc.assign(batch->location_count, -1);
+  index_in_job.assign(batch->location_count, 0);
+  for (size_t li = 0; li < batch->location_count; ++li) {
     const model::Location& loc = profile.locations()[li];
     if (!loc.lines.empty() || loc.module == model::kNone || loc.module >= modules.size()) continue;
     int32_t& j = job_of_module[loc.module];
@@ -224,8 +253,8 @@ Status Symbolizer::symbolize(model::Profile& profile) {
       j = -1;
       const std::string& path = profile.str(modules[loc.module].path);
       const std::string& build_id = profile.str(modules[loc.module].build_id);
-      if (path != kKernelModule &&
-          (model::isFileBacked(path) || !keptCopy(path, build_id).empty())) {
+      std::string kept = path != kKernelModule ? keptCopy(path, build_id) : std::string();
+      if (path != kKernelModule && (model::isFileBacked(path) || !kept.empty())) {
         std::string key = path;
         key.push_back('\0');
         key += profile.str(modules[loc.module].build_id);
@@ -234,6 +263,9 @@ Status Symbolizer::symbolize(model::Profile& profile) {
           auto [cit, inserted] = cache_.try_emplace(std::move(key));
           ModuleJob job;
           job.first_module = loc.module;
+          job.path = path;
+          job.recorded = build_id;
+          job.kept = std::move(kept);
           job.slot = &cit->second;
           job.open = inserted;
           jobs.push_back(std::move(job));
@@ -249,14 +281,13 @@ Status Symbolizer::symbolize(model::Profile& profile) {
     job.offsets.push_back(loc.offset);
   }
 
-  // Pass 2 (workers): open the files and resolve the locations, one module
-  // file per worker at a time; nothing here touches the Profile.
-  std::vector<std::pair<std::string, std::string>> job_files;
-  job_files.reserve(jobs.size());
-  for (const ModuleJob& job : jobs) {
-    const model::Module& mod = modules[job.first_module];
-    job_files.emplace_back(profile.str(mod.path), profile.str(mod.build_id));
-  }
+  return batch;
+}
+
+void Symbolizer::resolve(Batch& batch) {
+  // Open the files and resolve the locations, one module file per worker at
+  // a time; nothing here touches the Profile.
+  std::vector<ModuleJob>& jobs = batch.jobs;
   // Biggest first, so one large module does not start last.
   std::vector<size_t> order(jobs.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -272,15 +303,24 @@ Status Symbolizer::symbolize(model::Profile& profile) {
   auto work = [&] {
     for (size_t k; (k = next.fetch_add(1)) < order.size();) {
       size_t i = order[k];
-      runJob(jobs[i], job_files[i].first, job_files[i].second, unit_threads);
+      runJob(jobs[i], unit_threads);
     }
   };
   std::vector<std::thread> pool;
   for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
   work();
   for (std::thread& t : pool) t.join();
+}
 
-  // Pass 3 (this thread): intern in location order, as a serial run would.
+Status Symbolizer::finish(model::Profile& profile, Batch& batch) {
+  // Intern in location order, as a serial run would.
+  const std::vector<model::Module>& modules = profile.modules();
+  for (size_t i = build_ids_.size(); i < modules.size(); ++i) {
+    build_ids_.push_back(profile.str(modules[i].build_id));
+  }
+  std::vector<ModuleJob>& jobs = batch.jobs;
+  const std::vector<int32_t>& job_of_loc = batch.job_of_loc;
+  const std::vector<uint32_t>& index_in_job = batch.index_in_job;
   size_t bad_modules = 0;
   std::vector<PerfMap> jit_maps;
   bool jit_loaded = false;
@@ -295,7 +335,7 @@ Status Symbolizer::symbolize(model::Profile& profile) {
     return std::nullopt;
   };
   std::vector<model::Location>& locations = profile.mutableLocations();
-  for (size_t li = 0; li < locations.size(); ++li) {
+  for (size_t li = 0; li < batch.location_count && li < locations.size(); ++li) {
     model::Location& loc = locations[li];
     if (!loc.lines.empty()) continue;
     if (loc.module != model::kNone && loc.module >= modules.size()) {

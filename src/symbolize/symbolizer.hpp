@@ -26,8 +26,13 @@
 // results are interned into the Profile on the calling thread in location
 // order, so the Profile is the same as with one thread.
 // symbolize() may be called again on a growing Profile (live views): only
-// new, unsymbolized locations are looked up.
-// Thread safety: none; one thread calls a Symbolizer at a time.
+// new, unsymbolized locations are looked up. It is begin(), resolve() and
+// finish() in a row; a live view runs resolve() on a thread of its own, so
+// that reading debug information never holds up the thread that drains the
+// rings and grows the Profile.
+// Thread safety: none; one thread calls a Symbolizer at a time, except that
+// resolve() of one batch may run on another thread between begin() and
+// finish() (no other call meanwhile but hasWork()).
 #pragma once
 
 #include <functional>
@@ -70,6 +75,23 @@ class Symbolizer {
   // location is still processed. Per-module problems become warnings().
   Status symbolize(model::Profile& profile);
 
+  // The same in three steps. begin() reads the profile: the unsymbolized
+  // locations it has now, grouped by module file. resolve() opens the files
+  // and looks the locations up, touching no Profile (any one thread).
+  // finish() interns the results into the profile, which may have grown
+  // since begin(): later locations are left for the next batch. One batch at
+  // a time. warnings() are those of the last finish().
+  struct Batch;
+  struct BatchDeleter {
+    void operator()(Batch* b) const;
+  };
+  using BatchPtr = std::unique_ptr<Batch, BatchDeleter>;
+  BatchPtr begin(const model::Profile& profile);
+  void resolve(Batch& batch);
+  Status finish(model::Profile& profile, Batch& batch);
+  // Whether resolve() has files to read (else it returns at once).
+  [[nodiscard]] static bool hasWork(const Batch& batch);
+
   // Warnings of the last symbolize() call, one line each (a module that could
   // not be used is reported once per Symbolizer).
   [[nodiscard]] const std::vector<std::string>& warnings() const { return warnings_; }
@@ -90,12 +112,11 @@ class Symbolizer {
   // `out`; returns warnings, one per line ("" when none; `out` stays empty
   // when the file cannot be used). Any thread.
   std::string openModule(const std::string& path, const std::string& recorded,
-                         std::unique_ptr<ModuleSymbols>& out) const;
+                         const std::string& kept, std::unique_ptr<ModuleSymbols>& out) const;
   // Opens (if new) and resolves one module file's locations. Any thread; a
   // job's module is used by one thread only.
-  void runJob(ModuleJob& job, const std::string& path, const std::string& recorded,
-              unsigned unit_threads);
-  // options_.kept_copy's answer, "" without one. Any thread.
+  void runJob(ModuleJob& job, unsigned unit_threads);
+  // options_.kept_copy's answer, "" without one. Called by begin() only.
   std::string keptCopy(const std::string& path, const std::string& build_id) const;
   // Kernel frames (module "[kernel.kallsyms]", offset == address): named
   // from /proc/kallsyms, or "[kernel]" with one warning when it hides addresses.

@@ -1,6 +1,7 @@
 #include "symbolize/symbolizer.hpp"
 
 #include <fstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -316,6 +317,33 @@ TEST(SymbolizerTest, ThreadsGiveTheSameProfileAsOne) {
 
 namespace strobe::symbolize {
 namespace {
+
+// A live view resolves a batch on another thread while the profile grows:
+// finish() fills the batch's locations and leaves the later ones for the
+// next batch, with the same answers symbolize() gives.
+TEST(SymbolizerTest, BatchesResolvedWhileTheProfileGrows) {
+  Profile p;
+  model::ModuleId m = p.internModule(SYMFIX_PIE, "");
+  LocationId first = locationAt(p, m, SYMFIX_PIE, "fixture_leaf", 4);
+  Symbolizer s;
+  Symbolizer::BatchPtr batch = s.begin(p);
+  EXPECT_TRUE(Symbolizer::hasWork(*batch));
+  std::thread resolver([&] { s.resolve(*batch); });
+  LocationId later = locationAt(p, m, SYMFIX_PIE, "_ZN7fixture6scaledIiEET_S1_i", 4);
+  resolver.join();
+  ASSERT_TRUE(s.finish(p, *batch).ok());
+  ASSERT_EQ(p.locations()[first].lines.size(), 1U);
+  EXPECT_EQ(p.str(p.functions()[p.locations()[first].lines[0].function].name), "fixture_leaf");
+  EXPECT_TRUE(p.locations()[later].lines.empty()) << "added after begin(): the next batch's";
+
+  Symbolizer::BatchPtr next = s.begin(p);
+  s.resolve(*next);
+  ASSERT_TRUE(s.finish(p, *next).ok());
+  ASSERT_EQ(p.locations()[later].lines.size(), 1U);
+  EXPECT_EQ(p.str(p.functions()[p.locations()[later].lines[0].function].name),
+            "int fixture::scaled<int>(int, int)");
+  EXPECT_FALSE(Symbolizer::hasWork(*s.begin(p))) << "nothing left to resolve";
+}
 
 TEST(PerfMapTest, ParsesLinesAndSkipsGarbage) {
   PerfMap m = PerfMap::parse(
