@@ -1,6 +1,7 @@
 #include "tui/live_top.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "tui/text_view.hpp"
 
@@ -9,6 +10,12 @@ namespace {
 
 // Interactive mode reads keys this often.
 constexpr uint64_t kKeyPollNs = 100'000'000;
+// The longest a refresh waits for debug information to be read: the rings
+// hold about 0.6 s of samples at 4 kHz with the default 128 pages.
+constexpr uint64_t kMaxWaitNs = 250'000'000;
+constexpr uint64_t kFirstWaitNs = 1'000'000'000;
+// "Until done", in a form steady_clock's time_point can hold.
+constexpr uint64_t kForeverNs = 24ULL * 3600 * 1'000'000'000;
 
 }  // namespace
 
@@ -20,19 +27,52 @@ LiveTop::LiveTop(LiveOptions opt, std::FILE* out) : opt_(std::move(opt)), out_(o
   symbolizer_ = std::make_unique<symbolize::Symbolizer>(std::move(sym));
 }
 
-LiveTop::~LiveTop() = default;
+LiveTop::~LiveTop() {
+  if (resolving_.valid()) resolving_.wait();  // the batch and symbolizer outlive it
+}
+
+uint64_t LiveTop::refreshWaitNs() const {
+  // The first refresh names what it can (the modules' files are opened then);
+  // later ones only what is new, and leave the rest for the next.
+  return shown_ == 0 ? std::min(opt_.interval_ns, kFirstWaitNs)
+                     : std::min(opt_.interval_ns / 2, kMaxWaitNs);
+}
 
 uint64_t LiveTop::tickNs() const {
   return opt_.interactive ? std::min(kKeyPollNs, opt_.interval_ns) : opt_.interval_ns;
 }
 
-void LiveTop::symbolize(model::Profile& p) {
-  if (auto st = symbolizer_->symbolize(p); !st) warnings_.insert(st.error().describe());
+void LiveTop::collect(model::Profile& p) {
+  if (auto st = symbolizer_->finish(p, *batch_); !st) warnings_.insert(st.error().describe());
   for (const std::string& w : symbolizer_->warnings()) warnings_.insert(w);
+  batch_.reset();
 }
 
-void LiveTop::show(model::Profile& p, uint64_t elapsed_ns, uint64_t lost) {
-  symbolize(p);
+void LiveTop::symbolize(model::Profile& p, uint64_t wait_ns) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::nanoseconds(std::min(wait_ns, kForeverNs));
+  if (batch_) {
+    if (resolving_.wait_until(deadline) != std::future_status::ready) return;  // still reading
+    resolving_.get();
+    collect(p);
+  }
+  batch_ = symbolizer_->begin(p);
+  if (!symbolize::Symbolizer::hasWork(*batch_)) {  // kernel, JIT and pseudo modules only
+    symbolizer_->resolve(*batch_);
+    collect(p);
+    return;
+  }
+  symbolize::Symbolizer* s = symbolizer_.get();
+  symbolize::Symbolizer::Batch* b = batch_.get();
+  resolving_ = std::async(std::launch::async, [s, b] { s->resolve(*b); });
+  if (resolving_.wait_until(deadline) == std::future_status::ready) {
+    resolving_.get();
+    collect(p);
+  }
+}
+
+void LiveTop::show(model::Profile& p, uint64_t elapsed_ns, uint64_t lost, uint64_t wait_ns) {
+  symbolize(p, wait_ns);
   SnapshotOptions view = opt_.view.view;
   if (screen_) view.top = std::min(view.top, screen_->rowsThatFit());
   Snapshot snap = buildSnapshot(p, view, SessionStatus{elapsed_ns, lost});
@@ -53,7 +93,7 @@ bool LiveTop::onTick(model::Profile& p, const record::TickInfo& t) {
   last_elapsed_ns_ = t.elapsed_ns;
   last_lost_ = t.stats != nullptr ? t.stats->lost : 0;
   if (!opt_.interactive) {
-    show(p, t.elapsed_ns, last_lost_);
+    show(p, t.elapsed_ns, last_lost_, refreshWaitNs());
     return opt_.max_snapshots == 0 || shown_ < opt_.max_snapshots;
   }
   if (!screen_) {
@@ -81,7 +121,7 @@ bool LiveTop::onTick(model::Profile& p, const record::TickInfo& t) {
     }
   }
   if (redraw) {
-    show(p, t.elapsed_ns, last_lost_);
+    show(p, t.elapsed_ns, last_lost_, refreshWaitNs());
     next_show_ns_ = t.elapsed_ns + opt_.interval_ns;
   }
   return true;
@@ -95,7 +135,8 @@ void LiveTop::finish(model::Profile& p, const record::KeptFiles* kept, uint64_t 
   }
   const bool room = opt_.max_snapshots == 0 || shown_ < opt_.max_snapshots;
   if (room && (shown_ == 0 || p.samples().size() != samples_at_last_show_)) {
-    show(p, std::max(p.meta().duration_ns, last_elapsed_ns_), lost);
+    // The session is over: nothing to drain, so wait for every name.
+    show(p, std::max(p.meta().duration_ns, last_elapsed_ns_), lost, kForeverNs);
   }
 }
 

@@ -2,18 +2,22 @@
 // session's ticks (record::RecordOptions::on_tick). At each refresh it
 // symbolizes the locations that are new since the last one (one Symbolizer
 // kept for the whole session, so modules are opened once), builds a
-// Snapshot and shows it: in batch mode printed as text to `out`, snapshots
-// separated by a blank line, up to `max_snapshots`; interactively on a
-// curses screen, reading keys (see keys.hpp) between refreshes.
-// The screen takes over the terminal at the first tick, so that errors
-// met while the session starts are printed as usual; the caller checks
-// beforehand that the terminal can be driven (CursesScreen::check).
-// Owns: the Symbolizer and the screen. Thread safety: one thread (the
-// session's) calls everything.
+// Snapshot and shows it. Debug information is read on a thread of its own
+// (Symbolizer::resolve): a refresh waits for it at most half an interval
+// (at most 250 ms; the first refresh a whole interval, at most 1 s), so that
+// the session's thread goes back to draining the rings; what is not named
+// yet shows as module+0xOFFSET until a later refresh (the last snapshot, after the session, waits
+// for every name). Batch mode prints snapshots as text to `out`, separated by a blank line, up to
+// `max_snapshots`; interactive mode draws them on a curses screen, reading keys (see keys.hpp)
+// between refreshes. The screen takes over the terminal at the first tick, so that errors met while
+// the session starts are printed as usual; the caller checks beforehand that the terminal can be
+// driven (CursesScreen::check). Owns: the Symbolizer, its resolving thread (joined on destruction)
+// and the screen. Thread safety: one thread (the session's) calls everything.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
+#include <future>
 #include <memory>
 #include <set>
 #include <string>
@@ -64,13 +68,21 @@ class LiveTop {
   const Error& error() const { return error_; }
 
  private:
-  void symbolize(model::Profile& p);
-  void show(model::Profile& p, uint64_t elapsed_ns, uint64_t lost);
+  // Collects a resolved batch, starts the next one, and waits for it up to
+  // `wait_ns` (UINT64_MAX: until done).
+  void symbolize(model::Profile& p, uint64_t wait_ns);
+  // Interns the resolved batch_ into `p` and drops it.
+  void collect(model::Profile& p);
+  // Symbolizes (waiting up to wait_ns), builds the snapshot and shows it.
+  void show(model::Profile& p, uint64_t elapsed_ns, uint64_t lost, uint64_t wait_ns);
+  [[nodiscard]] uint64_t refreshWaitNs() const;
 
   LiveOptions opt_;
   std::FILE* out_;
   const record::KeptFiles* kept_ = nullptr;  // the session's, updated at each tick
   std::unique_ptr<symbolize::Symbolizer> symbolizer_;
+  symbolize::Symbolizer::BatchPtr batch_;  // being resolved by resolving_
+  std::future<void> resolving_;
   std::unique_ptr<CursesScreen> screen_;
   size_t shown_ = 0;                 // snapshots shown
   size_t samples_at_last_show_ = 0;  // to skip an identical last snapshot
