@@ -84,8 +84,11 @@ void addThreadLocked(Running& r, int32_t tid, uint64_t stack_hi) {
   Status s = r.engine->addThread(tid, stack_hi);
   if (s.ok()) return;
   r.refused.insert(tid);
-  // A thread that exited before its event opened was not refused.
-  if (s.error().errnum == ESRCH) return;
+  // A thread that exited before its event or timer was set up was not refused.
+  if (s.error().kind == ErrorKind::kNotFound ||
+      ::access(("/proc/self/task/" + std::to_string(tid)).c_str(), F_OK) != 0) {
+    return;
+  }
   ++r.info.refused_threads;
   if (r.info.refused_reason.empty()) r.info.refused_reason = s.error().describe();
 }
