@@ -26,13 +26,6 @@
 namespace strobe::test {
 namespace {
 
-const std::string kStrobe = STROBE_BINARY_DIR "/strobe";
-const std::string kFixtures = STROBE_BINARY_DIR "/tests/fixtures/";
-
-void sleepMs(int ms) {
-  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-}
-
 // Sets an environment variable for the processes this test starts.
 class ScopedEnv {
  public:

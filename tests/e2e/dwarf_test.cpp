@@ -18,7 +18,6 @@
 namespace strobe::test {
 namespace {
 
-const std::string kStrobe = STROBE_BINARY_DIR "/strobe";
 const std::string kFixture = STROBE_BINARY_DIR "/tests/fixtures/fixture_deep_nofp";
 
 class DwarfTest : public ::testing::Test {

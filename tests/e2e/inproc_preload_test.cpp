@@ -16,7 +16,6 @@ namespace strobe::test {
 namespace {
 
 const std::string kLib = STROBE_BINARY_DIR "/libstrobe.so";
-const std::string kFixtures = STROBE_BINARY_DIR "/tests/fixtures/";
 
 // SELF% of the row whose function starts with `fn` in a text report, or -1.
 double selfPct(const std::string& report, const std::string& fn) {

@@ -17,9 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kStrobe = STROBE_BINARY_DIR "/strobe";
-const std::string kFixtures = STROBE_BINARY_DIR "/tests/fixtures/";
-
 class KeptFilesTest : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = makeTempDir(); }

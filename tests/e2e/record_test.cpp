@@ -17,8 +17,6 @@
 namespace strobe::test {
 namespace {
 
-const std::string kStrobe = STROBE_BINARY_DIR "/strobe";
-const std::string kFixtures = STROBE_BINARY_DIR "/tests/fixtures/";
 const std::string kFixtureSources = STROBE_SOURCE_DIR "/tests/fixtures/";
 
 class RecordTest : public ::testing::Test {

@@ -81,6 +81,10 @@ int lineOf(const std::string& path, const std::string& needle) {
   return 0;
 }
 
+void sleepMs(int ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
 bool waitForFile(const std::string& path, int seconds) {
   for (int i = 0; i < seconds * 100; ++i) {
     if (std::filesystem::exists(path)) return true;

@@ -9,6 +9,10 @@
 
 namespace strobe::test {
 
+// The build's strobe and its fixture programs (folder, with the trailing /).
+inline const std::string kStrobe = STROBE_BINARY_DIR "/strobe";
+inline const std::string kFixtures = STROBE_BINARY_DIR "/tests/fixtures/";
+
 struct Ran {
   int status = -1;  // shell-style: 128+N for signal N
   std::string out;
@@ -30,6 +34,8 @@ std::string readFile(const std::string& path);
 
 // The 1-based line of the first line in `path` that contains `needle`, or 0.
 int lineOf(const std::string& path, const std::string& needle);
+
+void sleepMs(int ms);
 
 // Waits up to `seconds` for `path` to exist.
 bool waitForFile(const std::string& path, int seconds = 60);

@@ -22,13 +22,6 @@
 namespace strobe::test {
 namespace {
 
-const std::string kStrobe = STROBE_BINARY_DIR "/strobe";
-const std::string kFixtures = STROBE_BINARY_DIR "/tests/fixtures/";
-
-void sleepMs(int ms) {
-  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-}
-
 // One batch snapshot: its header line and SELF% by row name (summed over
 // rows of the same name).
 struct Snapshot {
