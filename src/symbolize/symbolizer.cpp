@@ -185,18 +185,21 @@ void Symbolizer::runJob(ModuleJob& job, unsigned unit_threads) {
   ModuleSymbols* m = job.slot->get();
   job.ends.assign(job.locs.size(), 0);
   if (m == nullptr) return;
+  // Each location's ELF address (none outside the PT_LOAD segments), once.
+  std::vector<std::optional<Svma>> at(job.offsets.size());
   std::vector<Svma> pcs;
   pcs.reserve(job.offsets.size());
-  for (uint64_t off : job.offsets) {
-    if (std::optional<Svma> pc = m->elf.fileOffsetToSvma(FileOffset(off))) pcs.push_back(*pc);
+  for (size_t i = 0; i < job.offsets.size(); ++i) {
+    at[i] = m->elf.fileOffsetToSvma(FileOffset(job.offsets[i]));
+    if (at[i]) pcs.push_back(*at[i]);
   }
   m->dwarf->prepare(pcs, unit_threads);
   std::vector<Frame> scratch;
   std::vector<NamedFrame> named;
   for (size_t i = 0; i < job.locs.size(); ++i) {
-    if (std::optional<Svma> pc = m->elf.fileOffsetToSvma(FileOffset(job.offsets[i]))) {
+    if (at[i]) {
       named.clear();
-      nameFrames(*m->dwarf, m->symbols, *pc, scratch, named);
+      nameFrames(*m->dwarf, m->symbols, *at[i], scratch, named);
       for (NamedFrame& f : named) {
         job.frames.push_back(
             PlainFrame{std::move(f.name), f.system_name, f.file, f.line, f.decl_line});
