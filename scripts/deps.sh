@@ -18,7 +18,8 @@ build_pkgs=(
 # pprof built from Debian's sources, Chromium, xmllint).
 test_pkgs=(
   libxml2-utils golang-go golang-github-google-pprof-dev chromium nodejs
-  python3)  # python3: a loopback HTTP server stands in for debuginfod
+  python3  # python3: a loopback HTTP server stands in for debuginfod
+  clang)   # clang: a second producer's DWARF for the symbolizer's tests
 bench_pkgs=(linux-perf hyperfine elfutils llvm google-perftools libgoogle-perftools4 sqlite3)
 
 # Debian's nodejs comes without npm (NodeSource's includes it).

@@ -1,6 +1,6 @@
 #include "symbolize/unit_index.hpp"
 
-#include "symbolize/die_attrs.hpp"
+#include "symbolize/scope_scan.hpp"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -74,121 +74,6 @@ void buildLines(Dwarf_Die* cudie, Dwarf_Files* unit_files, std::vector<LineRow>&
     u.line_lo.push_back(open_end);
     u.line_info.push_back(LineInfo{kGapLine, kNoFile, 0});
   }
-}
-
-// The attributes walk() reads from a function scope's DIE.
-enum ScopeSlot { kLowPc, kHighPc, kRanges, kCallFile, kCallLine };
-using ScopeAttrs =
-    DieAttrs<DW_AT_low_pc, DW_AT_high_pc, DW_AT_ranges, DW_AT_call_file, DW_AT_call_line>;
-
-// [low_pc, high_pc) as dwarf_lowpc / dwarf_highpc read them (high_pc an
-// address or an offset from low_pc); nullopt in every other case, which
-// dwarf_ranges then handles (DW_AT_ranges, unusual forms, errors).
-std::optional<std::pair<uint64_t, uint64_t>> lowHigh(ScopeAttrs& at) {
-  if (!at.has[kLowPc] || !at.has[kHighPc]) return std::nullopt;
-  Dwarf_Addr lo = 0;
-  if (::dwarf_formaddr(&at.attr[kLowPc], &lo) != 0) return std::nullopt;
-  Dwarf_Attribute& high = at.attr[kHighPc];
-  switch (::dwarf_whatform(&high)) {
-    case DW_FORM_addr: {
-      Dwarf_Addr hi = 0;
-      if (::dwarf_formaddr(&high, &hi) != 0) return std::nullopt;
-      return std::make_pair(lo, hi);
-    }
-    case DW_FORM_data1:
-    case DW_FORM_data2:
-    case DW_FORM_data4:
-    case DW_FORM_data8:
-    case DW_FORM_udata: {
-      Dwarf_Word len = 0;
-      if (::dwarf_formudata(&high, &len) != 0) return std::nullopt;
-      return std::make_pair(lo, lo + len);
-    }
-    default:
-      return std::nullopt;
-  }
-}
-
-struct CodeRange {
-  uint64_t lo, hi;
-  int32_t scope;
-};
-
-// Collects the code ranges of function scopes under `parent` in DIE order
-// (parents before children).
-void walk(Dwarf_Die* parent, int32_t parent_scope, int depth, BuiltUnit& b,
-          std::vector<CodeRange>& ranges) {
-  if (depth > kMaxDieDepth) return;
-  UnitIndex& u = b.index;
-  Dwarf_Die child;
-  if (::dwarf_child(parent, &child) != 0) return;
-  do {
-    int tag = ::dwarf_tag(&child);
-    switch (tag) {
-      case DW_TAG_subprogram:
-      case DW_TAG_inlined_subroutine:
-      case DW_TAG_entry_point: {
-        // One pass over the DIE's attributes. Declarations and abstract
-        // instances have neither low_pc nor ranges: skipped.
-        ScopeAttrs at;
-        if (!at.read(&child)) break;
-        if (!at.has[kLowPc] && !at.has[kRanges]) break;
-        int32_t scope = -1;
-        std::optional<uint64_t> first_lo;  // the scope's low_pc, even of an empty range
-        auto add = [&](uint64_t lo, uint64_t hi) {
-          if (!first_lo) first_lo = lo;
-          if (lo >= hi) return;
-          if (scope < 0) {
-            scope = static_cast<int32_t>(u.scopes.size());
-            Scope s;
-            s.die = ::dwarf_dieoffset(&child);
-            s.id = static_cast<uint32_t>(scope);
-            s.parent = parent_scope;
-            s.inlined = tag == DW_TAG_inlined_subroutine;
-            if (s.inlined) {
-              Dwarf_Word v = 0;
-              if (at.has[kCallFile] && ::dwarf_formudata(&at.attr[kCallFile], &v) == 0 &&
-                  v < b.file_names.size()) {
-                s.call_file = static_cast<uint32_t>(v);
-              }
-              if (at.has[kCallLine] && ::dwarf_formudata(&at.attr[kCallLine], &v) == 0) {
-                s.call_line = static_cast<uint32_t>(v);
-              }
-            }
-            u.scopes.push_back(s);
-            b.low_pcs.push_back(*first_lo);
-          }
-          ranges.push_back(CodeRange{lo, hi, scope});
-        };
-        if (std::optional<std::pair<uint64_t, uint64_t>> pc = lowHigh(at)) {
-          add(pc->first, pc->second);  // what dwarf_ranges gives for low/high_pc
-        } else {
-          Dwarf_Addr base = 0;
-          Dwarf_Addr lo = 0;
-          Dwarf_Addr hi = 0;
-          ptrdiff_t off = 0;
-          while ((off = ::dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) add(lo, hi);
-        }
-        // Without code (declarations, abstract instances) nothing below has any.
-        if (scope >= 0 && ::dwarf_haschildren(&child) > 0) {
-          walk(&child, scope, depth + 1, b, ranges);
-        }
-        break;
-      }
-      // GCC and Clang put the code of member functions in out-of-line
-      // DIEs (DW_AT_specification) at namespace level, never inside the
-      // class, so types are not entered: they hold most of the DIEs.
-      case DW_TAG_lexical_block:
-      case DW_TAG_try_block:
-      case DW_TAG_catch_block:
-      case DW_TAG_namespace:
-      case DW_TAG_module:
-        if (::dwarf_haschildren(&child) > 0) walk(&child, parent_scope, depth + 1, b, ranges);
-        break;
-      default:
-        break;
-    }
-  } while (::dwarf_siblingof(&child, &child) == 0);
 }
 
 // Paints the scopes' code ranges so the innermost scope owns each address:
@@ -268,9 +153,9 @@ BuiltUnit UnitBuilder::build(Dwarf* dwarf, uint64_t cu_offset) {
     }
   }
   buildLines(&cudie, files, rows_, b);
-  std::vector<CodeRange> ranges;
-  walk(&cudie, -1, 0, b, ranges);
-  paint(ranges, b.index);
+  ScopeSink sink(b);
+  if (!scanScopes(&cudie, sink)) walkScopes(&cudie, sink);
+  paint(sink.ranges, b.index);
   return b;
 }
 

@@ -1,0 +1,62 @@
+// Reading a unit's function scopes (subprograms, inlined subroutines and
+// entry points with code) for UnitBuilder, two ways with one result:
+//
+// - scanScopes reads the unit's DIE bytes itself: libdw supplies the unit's
+//   header and its abbreviations (one dwarf_tag per abbreviation code) and
+//   decodes the values strobe keeps (dwarf_formaddr, dwarf_formudata,
+//   dwarf_ranges on a DIE or attribute that points into the same bytes);
+//   strobe only steps over DIEs, using each abbreviation's form sizes, and
+//   over whole subtrees through DW_AT_sibling. libdw's DIE-by-DIE walk
+//   (dwarf_child / dwarf_siblingof / dwarf_getattrs) decodes every attribute
+//   of every DIE it passes and cost about 40% of a symbolization.
+// - walkScopes walks with libdw's API: the fallback for a unit scanScopes
+//   does not read (a form it does not know, a big-endian file, a truncated
+//   unit), and the reference the scanner is tested against.
+//
+// Both enter what can hold code (functions with code, lexical, try and catch
+// blocks, namespaces, modules) and skip the rest, types included: GCC and
+// Clang put member functions' code in out-of-line DIEs at namespace level.
+// Thread safety: as UnitBuilder (one thread per Dwarf handle).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "symbolize/unit_index.hpp"
+
+#include <elfutils/libdw.h>
+
+namespace strobe::symbolize {
+
+struct CodeRange {
+  uint64_t lo, hi;
+  int32_t scope;
+};
+
+// Collects scopes into a BuiltUnit and their ranges, in DIE order (parents
+// before children): begin() a DIE, range() each of its ranges, end().
+class ScopeSink {
+ public:
+  explicit ScopeSink(BuiltUnit& b) : b_(b) {}
+  void begin(uint64_t die, int32_t parent, bool inlined, uint64_t call_file, uint64_t call_line);
+  void range(uint64_t lo, uint64_t hi);
+  // The scope the DIE became, or -1 when none of its ranges held code.
+  [[nodiscard]] int32_t end() const { return scope_; }
+  // Drops every scope and range collected (a scan given up half way).
+  void reset();
+
+  std::vector<CodeRange> ranges;
+
+ private:
+  BuiltUnit& b_;
+  Scope pending_;
+  bool has_lo_ = false;
+  uint64_t first_lo_ = 0;  // the DIE's low_pc, even of an empty range
+  int32_t scope_ = -1;
+};
+
+// False, with `sink` emptied, when the unit cannot be read this way.
+bool scanScopes(Dwarf_Die* cudie, ScopeSink& sink);
+void walkScopes(Dwarf_Die* cudie, ScopeSink& sink);
+
+}  // namespace strobe::symbolize

@@ -1,0 +1,138 @@
+// scanScopes (strobe stepping over a unit's DIE bytes) against walkScopes
+// (libdw's DIE-by-DIE walk): unit by unit, the same scopes with the same
+// parents, call sites and low_pcs, and the same code ranges in the same
+// order, for every shape of debug information the tests build: GCC's DWARF 5
+// and DWARF 4, -O0 and -O2, a shared library, zlib- and zstd-compressed
+// sections, Clang's DWARF 5 (addrx, rnglistx and strx forms), the large
+// generated fixture, and libc's separate debug file. The scan must also be
+// the path taken: a unit it gave up on would pass unnoticed otherwise.
+#include <elfutils/libdw.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "symbolize/debug_file.hpp"
+#include "symbolize/elf_file.hpp"
+#include "symbolize/scope_scan.hpp"
+
+namespace strobe::symbolize {
+namespace {
+
+struct Totals {
+  size_t units = 0;
+  size_t scopes = 0;
+  size_t inlined = 0;
+  size_t ranges = 0;
+};
+
+void expectSameUnit(const BuiltUnit& scan, const ScopeSink& scan_sink, const BuiltUnit& walk,
+                    const ScopeSink& walk_sink, const std::string& where) {
+  ASSERT_EQ(scan.index.scopes.size(), walk.index.scopes.size()) << where;
+  for (size_t i = 0; i < scan.index.scopes.size(); ++i) {
+    const Scope& a = scan.index.scopes[i];
+    const Scope& b = walk.index.scopes[i];
+    ASSERT_EQ(a.die, b.die) << where << " scope " << i;
+    EXPECT_EQ(a.id, b.id) << where << " die " << a.die;
+    EXPECT_EQ(a.parent, b.parent) << where << " die " << a.die;
+    EXPECT_EQ(a.inlined, b.inlined) << where << " die " << a.die;
+    EXPECT_EQ(a.call_file, b.call_file) << where << " die " << a.die;
+    EXPECT_EQ(a.call_line, b.call_line) << where << " die " << a.die;
+  }
+  EXPECT_EQ(scan.low_pcs, walk.low_pcs) << where;
+  ASSERT_EQ(scan_sink.ranges.size(), walk_sink.ranges.size()) << where;
+  for (size_t i = 0; i < scan_sink.ranges.size(); ++i) {
+    const CodeRange& a = scan_sink.ranges[i];
+    const CodeRange& b = walk_sink.ranges[i];
+    EXPECT_TRUE(a.lo == b.lo && a.hi == b.hi && a.scope == b.scope)
+        << where << " range " << i << ": [" << a.lo << ", " << a.hi << ") scope " << a.scope
+        << " against [" << b.lo << ", " << b.hi << ") scope " << b.scope;
+  }
+}
+
+// Every `stride`-th unit of the file at `path`.
+Totals compareUnits(const std::string& path, size_t stride = 1) {
+  Totals t;
+  auto elf = ElfFile::open(path);
+  if (!elf) {
+    ADD_FAILURE() << path << ": " << elf.error().message;
+    return t;
+  }
+  EXPECT_TRUE(elf->inflateDebugSections().ok()) << path;
+  Dwarf* dwarf = ::dwarf_begin_elf(elf->elf(), DWARF_C_READ, nullptr);
+  if (dwarf == nullptr) {
+    ADD_FAILURE() << path << ": libdw reads no DWARF";
+    return t;
+  }
+  Dwarf_Off off = 0;
+  Dwarf_Off next = 0;
+  size_t header = 0;
+  for (size_t n = 0; ::dwarf_nextcu(dwarf, off, &next, &header, nullptr, nullptr, nullptr) == 0;
+       off = next, ++n) {
+    if (n % stride != 0) continue;
+    Dwarf_Die cudie;
+    if (::dwarf_offdie(dwarf, off + header, &cudie) == nullptr) continue;
+    std::string where = path + " unit at " + std::to_string(off);
+    BuiltUnit scan;
+    BuiltUnit walk;
+    scan.file_names.resize(1 << 16);  // every call_file kept
+    walk.file_names.resize(1 << 16);
+    ScopeSink scan_sink(scan);
+    ScopeSink walk_sink(walk);
+    EXPECT_TRUE(scanScopes(&cudie, scan_sink)) << where << ": the scan gave up";
+    walkScopes(&cudie, walk_sink);
+    expectSameUnit(scan, scan_sink, walk, walk_sink, where);
+    ++t.units;
+    t.scopes += scan.index.scopes.size();
+    t.ranges += scan_sink.ranges.size();
+    for (const Scope& s : scan.index.scopes) t.inlined += s.inlined ? 1 : 0;
+  }
+  ::dwarf_end(dwarf);
+  return t;
+}
+
+TEST(ScopeScanTest, GccDwarf5AndDwarf4ReadAsLibdwWalks) {
+  for (const char* path : {SYMFIX_PIE, SYMFIX_DWARF4, SYMFIX_NOPIE}) {
+    EXPECT_GT(compareUnits(path).scopes, 5U) << path;
+  }
+  EXPECT_GT(compareUnits(SYMFIX_LIB).scopes, 0U);
+  // -O2 inlines: the chains below the functions are read too.
+  EXPECT_GT(compareUnits(SYMFIX_PIE).inlined, 0U);
+  EXPECT_GT(compareUnits(SYMFIX_DWARF4).inlined, 0U);
+}
+
+TEST(ScopeScanTest, CompressedSectionsReadAsLibdwWalks) {
+  EXPECT_GT(compareUnits(SYMFIX_ZLIB).scopes, 5U);
+  EXPECT_GT(compareUnits(SYMFIX_ZSTD).scopes, 5U);
+}
+
+TEST(ScopeScanTest, ClangDwarf5FormsReadAsLibdwWalks) {
+  // Clang's DWARF 5 names addresses through .debug_addr (DW_FORM_addrx),
+  // ranges through .debug_rnglists offsets (DW_FORM_rnglistx) and strings
+  // through .debug_str_offsets (DW_FORM_strx1).
+  Totals t = compareUnits(SYMFIX_CLANG);
+  EXPECT_GT(t.scopes, 5U);
+  EXPECT_GT(t.inlined, 0U);
+}
+
+TEST(ScopeScanTest, LargeFixtureReadsAsLibdwWalks) {
+  Totals t = compareUnits(SYMFIX_LARGE);
+  EXPECT_EQ(t.units, 13U);  // 12 generated units and main
+  EXPECT_GT(t.scopes, 10000U);
+  EXPECT_GT(t.inlined, 5000U);
+}
+
+TEST(ScopeScanTest, LibcSeparateDebugFileReadsAsLibdwWalks) {
+  // libc6-dbg (scripts/deps.sh): libc's DWARF in a compressed file found by
+  // build-id, written by another compiler run than the tests' fixtures.
+  auto libc = ElfFile::open("/lib/x86_64-linux-gnu/libc.so.6");
+  ASSERT_TRUE(libc.ok());
+  auto debug = findDebugFile(*libc, {"/usr/lib/debug"});
+  ASSERT_TRUE(debug.has_value()) << "libc6-dbg is not installed: scripts/deps.sh";
+  Totals t = compareUnits(*debug, 8);  // a sample across the file: all take seconds
+  EXPECT_GT(t.units, 100U);
+  EXPECT_GT(t.scopes, 500U);
+}
+
+}  // namespace
+}  // namespace strobe::symbolize
