@@ -12,6 +12,7 @@
 
 #include "symbolize/die_attrs.hpp"
 #include "symbolize/elf_file.hpp"
+#include "symbolize/line_program.hpp"
 #include "symbolize/unit_index.hpp"
 
 namespace strobe::symbolize {
@@ -69,6 +70,7 @@ struct DwarfIndex::Impl {
   std::vector<bool> resolved;           // by dense id
   std::unordered_set<std::string> strings;
   UnitBuilder builder;
+  LineSections sections;  // of `elf`, read once: workers share them
 
   ~Impl() {
     if (dwarf != nullptr) ::dwarf_end(dwarf);
@@ -122,7 +124,7 @@ struct DwarfIndex::Impl {
   UnitIndex* unitAt(Dwarf_Off cu_offset) {
     if (cu_offset == last_unit_offset && last_unit != nullptr) return last_unit;
     auto [slot, inserted] = units.try_emplace(cu_offset);
-    if (inserted) slot->second = adopt(builder.build(dwarf, cu_offset));
+    if (inserted) slot->second = adopt(builder.build(dwarf, cu_offset, sections));
     last_unit_offset = cu_offset;
     last_unit = slot->second.get();
     return last_unit;
@@ -184,7 +186,8 @@ struct DwarfIndex::Impl {
     std::atomic<size_t> next{0};
     auto work = [&](Dwarf* h) {
       UnitBuilder b;
-      for (size_t i; (i = next.fetch_add(1)) < need.size();) built[i] = b.build(h, need[i]);
+      for (size_t i; (i = next.fetch_add(1)) < need.size();)
+        built[i] = b.build(h, need[i], sections);
     };
     std::vector<std::thread> pool;
     for (size_t t = 1; t < handles.size(); ++t) pool.emplace_back(work, handles[t]);
@@ -366,6 +369,7 @@ DwarfIndex::DwarfIndex(Elf* elf) : impl_(std::make_unique<Impl>()) {
   // A file without DWARF makes dwarf_begin_elf fail; that only means "no lines".
   impl_->elf = elf;
   impl_->dwarf = ::dwarf_begin_elf(elf, DWARF_C_READ, nullptr);
+  if (impl_->dwarf != nullptr) impl_->sections = lineSections(elf);
 }
 DwarfIndex::DwarfIndex(DwarfIndex&&) noexcept = default;
 DwarfIndex& DwarfIndex::operator=(DwarfIndex&&) noexcept = default;

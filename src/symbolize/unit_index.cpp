@@ -1,5 +1,6 @@
 #include "symbolize/unit_index.hpp"
 
+#include "symbolize/line_program.hpp"
 #include "symbolize/scope_scan.hpp"
 
 #include <dwarf.h>
@@ -17,31 +18,9 @@ const char* attrString(Dwarf_Die* die, unsigned name) {
   return ::dwarf_formstring(::dwarf_attr_integrate(die, name, &attr));
 }
 
-void buildLines(Dwarf_Die* cudie, Dwarf_Files* unit_files, std::vector<LineRow>& rows,
-                BuiltUnit& b) {
-  Dwarf_Lines* lines = nullptr;
-  size_t n = 0;
-  if (::dwarf_getsrclines(cudie, &lines, &n) != 0) return;
-  rows.clear();
-  rows.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    Dwarf_Line* l = ::dwarf_onesrcline(lines, i);
-    Dwarf_Addr addr = 0;
-    if (l == nullptr || ::dwarf_lineaddr(l, &addr) != 0) continue;
-    LineRow r{addr, static_cast<uint32_t>(i), 0, kNoFile, 0, false};
-    int line = 0;
-    if (::dwarf_lineno(l, &line) == 0 && line > 0) r.line = static_cast<uint32_t>(line);
-    ::dwarf_lineendsequence(l, &r.end);
-    unsigned disc = 0;
-    if (::dwarf_linediscriminator(l, &disc) == 0) r.discriminator = disc;
-    Dwarf_Files* f = nullptr;
-    size_t idx = 0;
-    if (::dwarf_line_file(l, &f, &idx) == 0 && f == unit_files && idx < b.file_names.size()) {
-      r.file = static_cast<uint32_t>(idx);
-    }
-    rows.push_back(r);
-  }
-  // libdw hands the rows sorted by address already; sort only when not.
+// The unit's line table from its rows (in program order, or libdw's).
+void indexLines(std::vector<LineRow>& rows, BuiltUnit& b) {
+  // Rows mostly come sorted by address already; sort only when not.
   auto before = [](const LineRow& x, const LineRow& y) {
     return x.addr != y.addr ? x.addr < y.addr : x.order < y.order;
   };
@@ -64,7 +43,8 @@ void buildLines(Dwarf_Die* cudie, Dwarf_Files* unit_files, std::vector<LineRow>&
         u.line_info.push_back(LineInfo{kGapLine, kNoFile, 0});
       }
       u.line_lo.push_back(pick->addr);
-      u.line_info.push_back(LineInfo{pick->line, pick->file, pick->discriminator});
+      uint32_t file = pick->file < b.file_names.size() ? pick->file : kNoFile;
+      u.line_info.push_back(LineInfo{pick->line, file, pick->discriminator});
       open_end = rows[j].addr;
       open = true;
     }
@@ -139,20 +119,16 @@ int32_t UnitIndex::scopeAt(uint64_t pc) const {
   return segment_scope[static_cast<size_t>(it - segment_lo.begin()) - 1];
 }
 
-BuiltUnit UnitBuilder::build(Dwarf* dwarf, uint64_t cu_offset) {
+BuiltUnit UnitBuilder::build(Dwarf* dwarf, uint64_t cu_offset, const LineSections& sections) {
   BuiltUnit b;
   Dwarf_Die cudie;
   if (::dwarf_offdie(dwarf, cu_offset, &cudie) == nullptr) return b;
-  Dwarf_Files* files = nullptr;
-  size_t nfiles = 0;
-  if (::dwarf_getsrcfiles(&cudie, &files, &nfiles) == 0) {
-    const char* dir = attrString(&cudie, DW_AT_comp_dir);
-    b.file_names.reserve(nfiles);
-    for (size_t i = 0; i < nfiles; ++i) {
-      b.file_names.push_back(joinDir(dir, ::dwarf_filesrc(files, i, nullptr, nullptr)));
-    }
-  }
-  buildLines(&cudie, files, rows_, b);
+  Dwarf_Attribute attr;
+  Dwarf_Word stmt_list = 0;
+  bool read =
+      ::dwarf_formudata(::dwarf_attr(&cudie, DW_AT_stmt_list, &attr), &stmt_list) == 0 &&
+      readLineProgram(sections, stmt_list, attrString(&cudie, DW_AT_comp_dir), b.file_names, rows_);
+  if (read || libdwLineProgram(&cudie, b.file_names, rows_)) indexLines(rows_, b);
   ScopeSink sink(b);
   if (!scanScopes(&cudie, sink)) walkScopes(&cudie, sink);
   paint(sink.ranges, b.index);

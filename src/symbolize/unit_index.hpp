@@ -24,6 +24,10 @@
 struct Dwarf;
 
 namespace strobe::symbolize {
+struct LineSections;
+}
+
+namespace strobe::symbolize {
 
 inline constexpr uint32_t kNoFile = UINT32_MAX;
 inline constexpr int kMaxDieDepth = 64;  // deeper DIE nesting than any real program: hostile input
@@ -74,7 +78,8 @@ struct BuiltUnit {
   std::vector<uint64_t> low_pcs;        // per scope: the first address of its first range
 };
 
-// One row of a unit's line program, in program order `order`.
+// One row of a unit's line program, in program order `order` (file: the
+// program's file register, not yet checked against the file table).
 struct LineRow {
   uint64_t addr;
   uint32_t order;
@@ -87,8 +92,8 @@ struct LineRow {
 class UnitBuilder {
  public:
   // The index of the unit whose DIE is at `cu_offset`; empty when libdw
-  // cannot read it.
-  BuiltUnit build(Dwarf* dwarf, uint64_t cu_offset);
+  // cannot read it. `sections`: lineSections() of the handle's ELF file.
+  BuiltUnit build(Dwarf* dwarf, uint64_t cu_offset, const LineSections& sections);
 
  private:
   std::vector<LineRow> rows_;  // reused: a fresh large vector per unit costs page faults

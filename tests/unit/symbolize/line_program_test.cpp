@@ -1,0 +1,143 @@
+// readLineProgram (strobe decoding a unit's line program) against
+// libdwLineProgram (libdw's dwarf_getsrcfiles / dwarf_getsrclines): unit by
+// unit, the same file names in the same order and the same rows (address,
+// line, file, discriminator, sequence end; libdw sorts its rows, strobe
+// keeps program order, so both are compared sorted), for GCC's DWARF 5 and
+// DWARF 4, -O0, a shared library, compressed sections, Clang's DWARF 5
+// (paths in .debug_line_str, MD5 entries), the large fixture and libc's
+// separate debug file. The decoder must also be the path taken.
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+
+#include "symbolize/debug_file.hpp"
+#include "symbolize/elf_file.hpp"
+#include "symbolize/line_program.hpp"
+
+namespace strobe::symbolize {
+namespace {
+
+void sortRows(std::vector<LineRow>& rows) {
+  auto key = [](const LineRow& r) {
+    return std::make_tuple(r.addr, r.end, r.line, r.file, r.discriminator);
+  };
+  std::sort(rows.begin(), rows.end(),
+            [&](const LineRow& a, const LineRow& b) { return key(a) < key(b); });
+}
+
+void expectSameRows(std::vector<LineRow> rows, std::vector<LineRow> libdw_rows,
+                    const std::string& where) {
+  ASSERT_EQ(rows.size(), libdw_rows.size()) << where;
+  sortRows(rows);
+  sortRows(libdw_rows);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const LineRow& a = rows[i];
+    const LineRow& b = libdw_rows[i];
+    ASSERT_TRUE(a.addr == b.addr && a.end == b.end && a.line == b.line && a.file == b.file &&
+                a.discriminator == b.discriminator)
+        << where << " row " << i << ": 0x" << std::hex << a.addr << std::dec << " line " << a.line
+        << " file " << a.file << " disc " << a.discriminator << " end " << a.end << " against 0x"
+        << std::hex << b.addr << std::dec << " line " << b.line << " file " << b.file << " disc "
+        << b.discriminator << " end " << b.end;
+  }
+}
+
+// Every `stride`-th unit of the file at `path`; the rows compared in all.
+size_t compareUnits(const std::string& path, size_t stride = 1) {
+  auto elf = ElfFile::open(path);
+  if (!elf) {
+    ADD_FAILURE() << path << ": " << elf.error().message;
+    return 0;
+  }
+  EXPECT_TRUE(elf->inflateDebugSections().ok()) << path;
+  Dwarf* dwarf = ::dwarf_begin_elf(elf->elf(), DWARF_C_READ, nullptr);
+  if (dwarf == nullptr) {
+    ADD_FAILURE() << path << ": libdw reads no DWARF";
+    return 0;
+  }
+  LineSections sections = lineSections(elf->elf());
+  EXPECT_FALSE(sections.line.empty()) << path;
+  size_t total = 0;
+  Dwarf_Off off = 0;
+  Dwarf_Off next = 0;
+  size_t header = 0;
+  for (size_t n = 0; ::dwarf_nextcu(dwarf, off, &next, &header, nullptr, nullptr, nullptr) == 0;
+       off = next, ++n) {
+    if (n % stride != 0) continue;
+    Dwarf_Die cudie;
+    if (::dwarf_offdie(dwarf, off + header, &cudie) == nullptr) continue;
+    Dwarf_Attribute attr;
+    Dwarf_Word stmt_list = 0;
+    if (::dwarf_formudata(::dwarf_attr(&cudie, DW_AT_stmt_list, &attr), &stmt_list) != 0) continue;
+    std::string where = path + " unit at " + std::to_string(off);
+    const char* comp_dir = ::dwarf_formstring(::dwarf_attr(&cudie, DW_AT_comp_dir, &attr));
+    std::vector<std::string> files;
+    std::vector<LineRow> rows;
+    EXPECT_TRUE(readLineProgram(sections, stmt_list, comp_dir, files, rows))
+        << where << ": the decoder gave up";
+    std::vector<std::string> libdw_files;
+    std::vector<LineRow> libdw_rows;
+    EXPECT_TRUE(libdwLineProgram(&cudie, libdw_files, libdw_rows)) << where;
+    EXPECT_EQ(files, libdw_files) << where;
+    expectSameRows(rows, libdw_rows, where);
+    total += rows.size();
+  }
+  ::dwarf_end(dwarf);
+  return total;
+}
+
+TEST(LineProgramTest, GccDwarf5AndDwarf4DecodeAsLibdw) {
+  for (const char* path : {SYMFIX_PIE, SYMFIX_DWARF4, SYMFIX_NOPIE, SYMFIX_LIB}) {
+    EXPECT_GT(compareUnits(path), 20U) << path;
+  }
+}
+
+TEST(LineProgramTest, CompressedSectionsDecodeAsLibdw) {
+  EXPECT_GT(compareUnits(SYMFIX_ZLIB), 20U);
+  EXPECT_GT(compareUnits(SYMFIX_ZSTD), 20U);
+}
+
+TEST(LineProgramTest, ClangDwarf5DecodesAsLibdw) {
+  EXPECT_GT(compareUnits(SYMFIX_CLANG), 20U);
+}
+
+TEST(LineProgramTest, LargeFixtureDecodesAsLibdw) {
+  EXPECT_GT(compareUnits(SYMFIX_LARGE), 50000U);
+}
+
+TEST(LineProgramTest, LibcSeparateDebugFileDecodesAsLibdw) {
+  auto libc = ElfFile::open("/lib/x86_64-linux-gnu/libc.so.6");
+  ASSERT_TRUE(libc.ok());
+  auto debug = findDebugFile(*libc, {"/usr/lib/debug"});
+  ASSERT_TRUE(debug.has_value()) << "libc6-dbg is not installed: scripts/deps.sh";
+  EXPECT_GT(compareUnits(*debug, 8), 10000U);
+}
+
+TEST(LineProgramTest, TruncatedProgramIsRefusedNotOverread) {
+  auto elf = ElfFile::open(SYMFIX_PIE);
+  ASSERT_TRUE(elf.ok());
+  LineSections s = lineSections(elf->elf());
+  ASSERT_GT(s.line.size(), 64U);
+  std::vector<std::string> files;
+  std::vector<LineRow> rows;
+  ASSERT_TRUE(readLineProgram(s, 0, "/src", files, rows));
+  // Every cut of the first program's bytes (the copy ends where the cut
+  // is, so a read past it is a read past the buffer) is refused.
+  std::vector<uint8_t> bytes(s.line.begin(), s.line.end());
+  for (size_t cut : {size_t{0}, size_t{3}, size_t{10}, size_t{30}, s.line.size() / 2}) {
+    std::vector<uint8_t> part(bytes.begin(), bytes.begin() + static_cast<ptrdiff_t>(cut));
+    LineSections t = s;
+    t.line = part;
+    EXPECT_FALSE(readLineProgram(t, 0, "/src", files, rows)) << "cut at " << cut;
+    EXPECT_TRUE(files.empty() && rows.empty()) << "cut at " << cut;
+  }
+  // An offset past the section.
+  EXPECT_FALSE(readLineProgram(s, s.line.size(), "/src", files, rows));
+}
+
+}  // namespace
+}  // namespace strobe::symbolize
