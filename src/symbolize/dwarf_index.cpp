@@ -350,8 +350,10 @@ struct DwarfIndex::Impl {
     if (::dwarf_offdie(dwarf, function_dies[id], &die) == nullptr) return info;
     const ChainNames& n = chainNames(&die, 16);  // 16: as dwarf_attr_integrate
     const char* linkage = n.linkage != nullptr ? n.linkage : n.mips_linkage;
-    if (linkage != nullptr) info.linkage_name = intern(linkage);
-    if (n.name != nullptr) info.name = intern(n.name);
+    // Names stay where libdw found them, in the file's string sections,
+    // which live as long as the handle: no copy, no hashing.
+    if (linkage != nullptr) info.linkage_name = linkage;
+    if (n.name != nullptr) info.name = n.name;
     const UnitInfo* unit = unitInfo(&die);
     if (unit != nullptr) info.unmangled_language = unit->unmangled_language;
     if (!n.decl_file.empty() && n.has[kDeclLine] && n.decl_line > 0 && n.decl_line <= INT32_MAX) {

@@ -11,7 +11,8 @@
 // DW_FORM_ref_addr) and memoized per DIE along the chain.
 //
 // Owns: the Dwarf handle (dwarf_end on destruction), the unit indexes and the
-// interned strings that FunctionInfo and Frame views point into.
+// interned file names that FunctionInfo and Frame views point into (function
+// names point into the file's debug sections, which the handle keeps).
 // Borrows: the ElfFile's Elf*; a DwarfIndex must not outlive that ElfFile.
 // Compressed debug sections are best inflated first
 // (ElfFile::inflateDebugSections); libdw otherwise inflates every one itself.

@@ -96,7 +96,9 @@ class UnitBuilder {
   BuiltUnit build(Dwarf* dwarf, uint64_t cu_offset, const LineSections& sections);
 
  private:
-  std::vector<LineRow> rows_;  // reused: a fresh large vector per unit costs page faults
+  // Reused: a fresh large vector per unit costs page faults.
+  std::vector<LineRow> rows_;
+  std::vector<LineRow> scratch_;
 };
 
 // `file` made absolute with `dir` (a unit's DW_AT_comp_dir) when relative.
