@@ -18,14 +18,58 @@ const char* attrString(Dwarf_Die* die, unsigned name) {
   return ::dwarf_formstring(::dwarf_attr_integrate(die, name, &attr));
 }
 
-// The unit's line table from its rows (in program order, or libdw's).
-void indexLines(std::vector<LineRow>& rows, BuiltUnit& b) {
-  // Rows mostly come sorted by address already; sort only when not.
-  auto before = [](const LineRow& x, const LineRow& y) {
-    return x.addr != y.addr ? x.addr < y.addr : x.order < y.order;
+// Puts rows (in program order, or libdw's) in address order. A sequence's
+// rows are in address order (DWARF requires addresses not to decrease within
+// one), so when no two sequences overlap, ordering the sequences by their
+// first address is enough: a sort of a few hundred sequences instead of
+// ~100,000 rows. Rows at one address keep their order, and only where one
+// sequence ends another may start. Otherwise every row is sorted.
+void sortRows(std::vector<LineRow>& rows, std::vector<LineRow>& scratch) {
+  struct Sequence {
+    uint64_t lo, hi;
+    size_t begin, end;
   };
-  if (!std::is_sorted(rows.begin(), rows.end(), before))
-    std::sort(rows.begin(), rows.end(), before);
+  std::vector<Sequence> seqs;
+  bool ordered = true;  // each sequence's addresses do not decrease
+  for (size_t i = 0; i < rows.size() && ordered;) {
+    size_t j = i;
+    while (j < rows.size() && !rows[j].end) {
+      if (j > i && rows[j].addr < rows[j - 1].addr) ordered = false;
+      ++j;
+    }
+    if (j < rows.size()) {
+      if (j > i && rows[j].addr < rows[j - 1].addr) ordered = false;
+      ++j;  // the end row
+    }
+    seqs.push_back(Sequence{rows[i].addr, rows[j - 1].addr, i, j});
+    i = j;
+  }
+  if (ordered) {
+    std::stable_sort(seqs.begin(), seqs.end(),
+                     [](const Sequence& a, const Sequence& b) { return a.lo < b.lo; });
+    for (size_t k = 1; k < seqs.size() && ordered; ++k) ordered = seqs[k].lo >= seqs[k - 1].hi;
+  }
+  if (!ordered) {
+    std::sort(rows.begin(), rows.end(), [](const LineRow& x, const LineRow& y) {
+      return x.addr != y.addr ? x.addr < y.addr : x.order < y.order;
+    });
+    return;
+  }
+  if (std::is_sorted(seqs.begin(), seqs.end(),
+                     [](const Sequence& a, const Sequence& b) { return a.begin < b.begin; })) {
+    return;  // already in address order
+  }
+  scratch.clear();
+  scratch.reserve(rows.size());
+  for (const Sequence& q : seqs) {
+    scratch.insert(scratch.end(), rows.begin() + static_cast<ptrdiff_t>(q.begin),
+                   rows.begin() + static_cast<ptrdiff_t>(q.end));
+  }
+  rows.swap(scratch);
+}
+
+// The unit's line table from its rows in address order.
+void indexLines(const std::vector<LineRow>& rows, BuiltUnit& b) {
   // Per address, the last row that does not end a sequence covers up to
   // the next address; an address with only sequence ends starts a gap.
   UnitIndex& u = b.index;
@@ -128,7 +172,10 @@ BuiltUnit UnitBuilder::build(Dwarf* dwarf, uint64_t cu_offset, const LineSection
   bool read =
       ::dwarf_formudata(::dwarf_attr(&cudie, DW_AT_stmt_list, &attr), &stmt_list) == 0 &&
       readLineProgram(sections, stmt_list, attrString(&cudie, DW_AT_comp_dir), b.file_names, rows_);
-  if (read || libdwLineProgram(&cudie, b.file_names, rows_)) indexLines(rows_, b);
+  if (read || libdwLineProgram(&cudie, b.file_names, rows_)) {
+    sortRows(rows_, scratch_);
+    indexLines(rows_, b);
+  }
   ScopeSink sink(b);
   if (!scanScopes(&cudie, sink)) walkScopes(&cudie, sink);
   paint(sink.ranges, b.index);
