@@ -257,11 +257,17 @@ struct DwarfIndex::Impl {
     bool has[kDeclLine + 1] = {};
   };
 
-  // Memoized per DIE: the inlined instances and out-of-line copies of one
-  // function share their abstract origin, so each origin is read once.
+  // Memoized per DIE an abstract origin or specification points to: the
+  // inlined instances and out-of-line copies of one function share them,
+  // so each is read once. The concrete DIEs function() starts from are
+  // each read once anyway and are not kept.
   const ChainNames& chainNames(Dwarf_Die* die, int chain) {
     Dwarf_Off off = ::dwarf_dieoffset(die);
     if (auto it = chain_names.find(off); it != chain_names.end()) return it->second;
+    return chain_names.emplace(off, readChain(die, chain)).first->second;
+  }
+
+  ChainNames readChain(Dwarf_Die* die, int chain) {
     ChainAttrs c;
     ChainNames n;
     if (c.read(die)) {
@@ -295,7 +301,7 @@ struct DwarfIndex::Impl {
         fill(kDeclLine, n.decl_line, up.decl_line);
       }
     }
-    return chain_names.emplace(off, n).first->second;
+    return n;
   }
 
   // The file a DW_AT_decl_file attribute names: an index into the line table
@@ -348,7 +354,7 @@ struct DwarfIndex::Impl {
     resolved[id] = true;
     Dwarf_Die die;
     if (::dwarf_offdie(dwarf, function_dies[id], &die) == nullptr) return info;
-    const ChainNames& n = chainNames(&die, 16);  // 16: as dwarf_attr_integrate
+    const ChainNames n = readChain(&die, 16);  // 16: as dwarf_attr_integrate
     const char* linkage = n.linkage != nullptr ? n.linkage : n.mips_linkage;
     // Names stay where libdw found them, in the file's string sections,
     // which live as long as the handle: no copy, no hashing.
