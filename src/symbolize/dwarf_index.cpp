@@ -70,7 +70,7 @@ struct DwarfIndex::Impl {
   std::vector<bool> resolved;           // by dense id
   std::unordered_set<std::string> strings;
   UnitBuilder builder;
-  LineSections sections;  // of `elf`, read once: workers share them
+  DebugSections sections;  // of `elf`, read once: workers share them
 
   ~Impl() {
     if (dwarf != nullptr) ::dwarf_end(dwarf);
@@ -377,7 +377,7 @@ DwarfIndex::DwarfIndex(Elf* elf) : impl_(std::make_unique<Impl>()) {
   // A file without DWARF makes dwarf_begin_elf fail; that only means "no lines".
   impl_->elf = elf;
   impl_->dwarf = ::dwarf_begin_elf(elf, DWARF_C_READ, nullptr);
-  if (impl_->dwarf != nullptr) impl_->sections = lineSections(elf);
+  if (impl_->dwarf != nullptr) impl_->sections = debugSections(elf);
 }
 DwarfIndex::DwarfIndex(DwarfIndex&&) noexcept = default;
 DwarfIndex& DwarfIndex::operator=(DwarfIndex&&) noexcept = default;

@@ -1,42 +1,12 @@
 #include "symbolize/line_program.hpp"
 
 #include <dwarf.h>
-#include <elf.h>
-#include <gelf.h>
-#include <libelf.h>
 
 #include <algorithm>
 #include <cstring>
 #include <string_view>
 
 namespace strobe::symbolize {
-
-LineSections lineSections(Elf* elf) {
-  LineSections s;
-  size_t shstrndx = 0;
-  if (elf == nullptr || ::elf_getshdrstrndx(elf, &shstrndx) != 0) return s;
-  for (Elf_Scn* scn = ::elf_nextscn(elf, nullptr); scn != nullptr; scn = ::elf_nextscn(elf, scn)) {
-    GElf_Shdr sh;
-    if (::gelf_getshdr(scn, &sh) == nullptr || sh.sh_type == SHT_NOBITS) continue;
-    if ((sh.sh_flags & SHF_COMPRESSED) != 0) continue;
-    const char* name = ::elf_strptr(elf, shstrndx, sh.sh_name);
-    if (name == nullptr) continue;
-    std::span<const uint8_t>* to = nullptr;
-    std::string_view n(name);
-    if (n == ".debug_line") {
-      to = &s.line;
-    } else if (n == ".debug_line_str") {
-      to = &s.line_str;
-    } else if (n == ".debug_str") {
-      to = &s.str;
-    }
-    if (to == nullptr) continue;
-    Elf_Data* d = ::elf_getdata(scn, nullptr);
-    if (d == nullptr || d->d_buf == nullptr) continue;
-    *to = {static_cast<const uint8_t*>(d->d_buf), d->d_size};
-  }
-  return s;
-}
 
 namespace {
 
@@ -130,7 +100,7 @@ struct Header {
 
 // One DWARF 5 entry-format value: a path's string, an index, or skipped.
 // False for a form it does not read.
-bool readEntryValue(Cursor& c, unsigned form, const Header& h, const LineSections& s,
+bool readEntryValue(Cursor& c, unsigned form, const Header& h, const DebugSections& s,
                     const char** str, uint64_t* num) {
   switch (form) {
     case DW_FORM_string:
@@ -170,7 +140,7 @@ bool readEntryValue(Cursor& c, unsigned form, const Header& h, const LineSection
 
 // A DWARF 5 directory or file-name table: `count` entries in the format
 // the header gives; each entry's path and directory index.
-bool readEntries(Cursor& c, const Header& h, const LineSections& s,
+bool readEntries(Cursor& c, const Header& h, const DebugSections& s,
                  std::vector<std::pair<const char*, uint64_t>>& out) {
   unsigned nformats = c.u8();
   std::pair<uint64_t, uint64_t> formats[32];
@@ -208,7 +178,7 @@ std::string fileName(const char* name, const char* dir, const char* comp_dir) {
   return joinDir(comp_dir, path.c_str());
 }
 
-bool readFileTables(Cursor& c, const Header& h, const LineSections& s, const char* comp_dir,
+bool readFileTables(Cursor& c, const Header& h, const DebugSections& s, const char* comp_dir,
                     std::vector<std::string>& files) {
   files.clear();
   std::vector<std::pair<const char*, uint64_t>> dirs;
@@ -391,7 +361,7 @@ void markLastRowEnd(std::vector<LineRow>& rows) {
 
 }  // namespace
 
-bool readLineProgram(const LineSections& s, uint64_t offset, const char* comp_dir,
+bool readLineProgram(const DebugSections& s, uint64_t offset, const char* comp_dir,
                      std::vector<std::string>& files, std::vector<LineRow>& rows) {
   rows.clear();
   files.clear();

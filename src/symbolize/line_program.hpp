@@ -23,26 +23,16 @@
 #include <string>
 #include <vector>
 
+#include "symbolize/debug_sections.hpp"
 #include "symbolize/unit_index.hpp"
 
 #include <elfutils/libdw.h>
 
 namespace strobe::symbolize {
 
-struct LineSections {
-  std::span<const uint8_t> line;      // .debug_line
-  std::span<const uint8_t> line_str;  // .debug_line_str
-  std::span<const uint8_t> str;       // .debug_str
-};
-
-// The sections of `elf` as libdw reads them (after dwarf_begin_elf, which
-// inflates compressed sections in place); a section absent or still
-// compressed is left empty.
-LineSections lineSections(Elf* elf);
-
 // The program at `offset` in .debug_line (a unit's DW_AT_stmt_list), for a
 // unit whose DW_AT_comp_dir is `comp_dir` (nullptr when absent).
-bool readLineProgram(const LineSections& s, uint64_t offset, const char* comp_dir,
+bool readLineProgram(const DebugSections& s, uint64_t offset, const char* comp_dir,
                      std::vector<std::string>& files, std::vector<LineRow>& rows);
 
 // The same through libdw (dwarf_getsrcfiles, dwarf_getsrclines).

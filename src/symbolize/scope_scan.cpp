@@ -160,7 +160,8 @@ struct Abbrev {
 
 class Scanner {
  public:
-  Scanner(Dwarf_Die* cudie, ScopeSink& sink) : cudie_(*cudie), sink_(sink) {}
+  Scanner(Dwarf_Die* cudie, const DebugSections& sections, ScopeSink& sink)
+      : cudie_(*cudie), sections_(sections), sink_(sink) {}
 
   bool run() {
     Dwarf_Half version = 0;
@@ -177,6 +178,10 @@ class Scanner {
     address_size_ = address_size;
     offset_size_ = offset_size;
     ref_addr_size_ = version < 3 ? address_size : offset_size;
+    version_ = version;
+    Dwarf_Addr base = 0;
+    has_base_address_ = ::dwarf_lowpc(&cudie_, &base) == 0;
+    base_address_ = base;
     // The unit's bytes: from its header to the next unit.
     Dwarf* dwarf = ::dwarf_cu_getdwarf(cudie_.cu);
     if (dwarf == nullptr) return false;
@@ -567,6 +572,9 @@ class Scanner {
     };
     sink_.begin(cu_base_ + static_cast<uint64_t>(die_at - first_), parent_scope,
                 a.tag == DW_TAG_inlined_subroutine, value(kCallFile), value(kCallLine));
+    if (!(slot[kLowPc] && slot[kHighPc]) && slot[kRanges] && listRanges(*slot[kRanges])) {
+      return sink_.end();
+    }
     Dwarf_Die d{};
     d.addr = const_cast<uint8_t*>(die_at);
     d.cu = cudie_.cu;
@@ -575,8 +583,83 @@ class Scanner {
     return sink_.end();
   }
 
+  // A DW_AT_ranges list read from the sections into the sink, as
+  // dwarf_ranges gives it; false, with the sink untouched, for what this
+  // leaves to libdw: index forms (DW_FORM_rnglistx, DW_RLE_*x entries), a
+  // unit without DW_AT_low_pc (libdw's rules for its base address), an
+  // offset outside the section.
+  bool listRanges(const Dwarf_Attribute& attr) {
+    if (!has_base_address_ || attr.form != DW_FORM_sec_offset) return false;
+    const uint8_t* v = attr.valp;
+    uint64_t off = 0;
+    if (offset_size_ == 4 ? !fixedValue<uint32_t>(v, off) : !fixedValue<uint64_t>(v, off)) {
+      return false;
+    }
+    std::span<const uint8_t> sec = version_ >= 5 ? sections_.rnglists : sections_.ranges;
+    if (off >= sec.size()) return false;
+    const uint8_t* p = sec.data() + off;
+    const uint8_t* end = sec.data() + sec.size();
+    auto addr = [&](uint64_t& out) {
+      if (end - p < address_size_) return false;
+      out = 0;
+      std::memcpy(&out, p, static_cast<size_t>(address_size_));
+      p += address_size_;
+      return true;
+    };
+    list_.clear();
+    uint64_t base = base_address_;
+    if (version_ < 5) {
+      const uint64_t selection = address_size_ == 4 ? UINT32_MAX : UINT64_MAX;
+      while (true) {
+        uint64_t lo = 0;
+        uint64_t hi = 0;
+        if (!addr(lo) || !addr(hi)) return false;
+        if (lo == 0 && hi == 0) break;
+        if (lo == selection) {
+          base = hi;
+          continue;
+        }
+        list_.emplace_back(base + lo, base + hi);
+      }
+    } else {
+      while (true) {
+        if (p >= end) return false;
+        uint8_t kind = *p++;
+        uint64_t lo = 0;
+        uint64_t hi = 0;
+        if (kind == DW_RLE_end_of_list) break;
+        switch (kind) {
+          case DW_RLE_offset_pair:
+            if (!uleb(p, end, lo) || !uleb(p, end, hi)) return false;
+            list_.emplace_back(base + lo, base + hi);
+            break;
+          case DW_RLE_base_address:
+            if (!addr(base)) return false;
+            break;
+          case DW_RLE_start_end:
+            if (!addr(lo) || !addr(hi)) return false;
+            list_.emplace_back(lo, hi);
+            break;
+          case DW_RLE_start_length:
+            if (!addr(lo) || !uleb(p, end, hi)) return false;
+            list_.emplace_back(lo, lo + hi);
+            break;
+          default:
+            return false;
+        }
+      }
+    }
+    for (const auto& [lo, hi] : list_) sink_.range(lo, hi);
+    return true;
+  }
+
   Dwarf_Die cudie_;
+  const DebugSections& sections_;
   ScopeSink& sink_;
+  std::vector<std::pair<uint64_t, uint64_t>> list_;  // reused by listRanges
+  unsigned version_ = 0;
+  bool has_base_address_ = false;
+  uint64_t base_address_ = 0;  // the unit's DW_AT_low_pc: range lists count from it
   std::vector<Abbrev> abbrevs_;
   int address_size_ = 8;
   int offset_size_ = 4;
@@ -590,8 +673,8 @@ class Scanner {
 
 }  // namespace
 
-bool scanScopes(Dwarf_Die* cudie, ScopeSink& sink) {
-  Scanner scanner(cudie, sink);
+bool scanScopes(Dwarf_Die* cudie, const DebugSections& sections, ScopeSink& sink) {
+  Scanner scanner(cudie, sections, sink);
   if (scanner.run()) return true;
   sink.reset();
   return false;

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "symbolize/debug_sections.hpp"
 #include "symbolize/unit_index.hpp"
 
 #include <elfutils/libdw.h>
@@ -56,7 +57,8 @@ class ScopeSink {
 };
 
 // False, with `sink` emptied, when the unit cannot be read this way.
-bool scanScopes(Dwarf_Die* cudie, ScopeSink& sink);
+// `sections`: debugSections() of the handle's file (range lists).
+bool scanScopes(Dwarf_Die* cudie, const DebugSections& sections, ScopeSink& sink);
 void walkScopes(Dwarf_Die* cudie, ScopeSink& sink);
 
 }  // namespace strobe::symbolize

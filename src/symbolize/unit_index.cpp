@@ -163,7 +163,7 @@ int32_t UnitIndex::scopeAt(uint64_t pc) const {
   return segment_scope[static_cast<size_t>(it - segment_lo.begin()) - 1];
 }
 
-BuiltUnit UnitBuilder::build(Dwarf* dwarf, uint64_t cu_offset, const LineSections& sections) {
+BuiltUnit UnitBuilder::build(Dwarf* dwarf, uint64_t cu_offset, const DebugSections& sections) {
   BuiltUnit b;
   Dwarf_Die cudie;
   if (::dwarf_offdie(dwarf, cu_offset, &cudie) == nullptr) return b;
@@ -177,7 +177,7 @@ BuiltUnit UnitBuilder::build(Dwarf* dwarf, uint64_t cu_offset, const LineSection
     indexLines(rows_, b);
   }
   ScopeSink sink(b);
-  if (!scanScopes(&cudie, sink)) walkScopes(&cudie, sink);
+  if (!scanScopes(&cudie, sections, sink)) walkScopes(&cudie, sink);
   paint(sink.ranges, b.index);
   return b;
 }

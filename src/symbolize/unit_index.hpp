@@ -24,7 +24,7 @@
 struct Dwarf;
 
 namespace strobe::symbolize {
-struct LineSections;
+struct DebugSections;
 }
 
 namespace strobe::symbolize {
@@ -92,8 +92,8 @@ struct LineRow {
 class UnitBuilder {
  public:
   // The index of the unit whose DIE is at `cu_offset`; empty when libdw
-  // cannot read it. `sections`: lineSections() of the handle's ELF file.
-  BuiltUnit build(Dwarf* dwarf, uint64_t cu_offset, const LineSections& sections);
+  // cannot read it. `sections`: debugSections() of the handle's ELF file.
+  BuiltUnit build(Dwarf* dwarf, uint64_t cu_offset, const DebugSections& sections);
 
  private:
   // Reused: a fresh large vector per unit costs page faults.

@@ -59,7 +59,7 @@ size_t compareUnits(const std::string& path, size_t stride = 1) {
     ADD_FAILURE() << path << ": libdw reads no DWARF";
     return 0;
   }
-  LineSections sections = lineSections(elf->elf());
+  DebugSections sections = debugSections(elf->elf());
   EXPECT_FALSE(sections.line.empty()) << path;
   size_t total = 0;
   Dwarf_Off off = 0;
@@ -120,7 +120,7 @@ TEST(LineProgramTest, LibcSeparateDebugFileDecodesAsLibdw) {
 TEST(LineProgramTest, TruncatedProgramIsRefusedNotOverread) {
   auto elf = ElfFile::open(SYMFIX_PIE);
   ASSERT_TRUE(elf.ok());
-  LineSections s = lineSections(elf->elf());
+  DebugSections s = debugSections(elf->elf());
   ASSERT_GT(s.line.size(), 64U);
   std::vector<std::string> files;
   std::vector<LineRow> rows;
@@ -130,7 +130,7 @@ TEST(LineProgramTest, TruncatedProgramIsRefusedNotOverread) {
   std::vector<uint8_t> bytes(s.line.begin(), s.line.end());
   for (size_t cut : {size_t{0}, size_t{3}, size_t{10}, size_t{30}, s.line.size() / 2}) {
     std::vector<uint8_t> part(bytes.begin(), bytes.begin() + static_cast<ptrdiff_t>(cut));
-    LineSections t = s;
+    DebugSections t = s;
     t.line = part;
     EXPECT_FALSE(readLineProgram(t, 0, "/src", files, rows)) << "cut at " << cut;
     EXPECT_TRUE(files.empty() && rows.empty()) << "cut at " << cut;

@@ -64,6 +64,7 @@ Totals compareUnits(const std::string& path, size_t stride = 1) {
     ADD_FAILURE() << path << ": libdw reads no DWARF";
     return t;
   }
+  DebugSections sections = debugSections(elf->elf());
   Dwarf_Off off = 0;
   Dwarf_Off next = 0;
   size_t header = 0;
@@ -79,7 +80,7 @@ Totals compareUnits(const std::string& path, size_t stride = 1) {
     walk.file_names.resize(1 << 16);
     ScopeSink scan_sink(scan);
     ScopeSink walk_sink(walk);
-    EXPECT_TRUE(scanScopes(&cudie, scan_sink)) << where << ": the scan gave up";
+    EXPECT_TRUE(scanScopes(&cudie, sections, scan_sink)) << where << ": the scan gave up";
     walkScopes(&cudie, walk_sink);
     expectSameUnit(scan, scan_sink, walk, walk_sink, where);
     ++t.units;
