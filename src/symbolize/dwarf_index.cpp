@@ -151,19 +151,22 @@ struct DwarfIndex::Impl {
     if (!unit_ranges_built) buildUnitRanges();
     std::vector<Dwarf_Off> need;
     if (units.size() >= unit_count) return need;  // all built
+    std::unordered_set<Dwarf_Off> seen;
+    Dwarf_Off last = 0;  // addresses come in runs of one unit: skip the lookup
     for (uint64_t pc : pcs) {
       auto it = std::upper_bound(unit_ranges.begin(), unit_ranges.end(), pc,
                                  [](uint64_t a, const UnitRange& r) { return a < r.low; });
       for (int steps = 0; it != unit_ranges.begin() && steps < 8; ++steps) {
         --it;
         if (pc < it->high) {
-          if (units.find(it->die) == units.end()) need.push_back(it->die);
+          if (it->die != last && seen.insert(it->die).second && units.find(it->die) == units.end())
+            need.push_back(it->die);
+          last = it->die;
           break;
         }
       }
     }
     std::sort(need.begin(), need.end());
-    need.erase(std::unique(need.begin(), need.end()), need.end());
     return need;
   }
 
