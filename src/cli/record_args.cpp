@@ -146,7 +146,7 @@ int toRecordOptions(const RecordArgs& a, const CommandUsage& u, record::RecordOp
   opt.system_wide = a.all_cpus;
   opt.attach_mode = attachModeFromEnv();
   if (!a.duration.empty()) {
-    auto d = record::parseDuration(a.duration);
+    auto d = record::parseSessionDuration(a.duration);
     if (!d) {
       logError(d.error());
       return kExitUsage;

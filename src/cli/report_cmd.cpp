@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include "base/duration.hpp"
 #include "base/log.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -55,12 +56,12 @@ int runReport(const ReportArgs& a) {
   if (!by) return fail(by.error());
   opt.by = *by;
   if (!a.since.empty()) {
-    auto d = model::parseDuration(a.since);
+    auto d = parseDuration(a.since);
     if (!d) return fail(d.error());
     opt.filter.since_ns = *d;
   }
   if (!a.until.empty()) {
-    auto d = model::parseDuration(a.until);
+    auto d = parseDuration(a.until);
     if (!d) return fail(d.error());
     opt.filter.until_ns = *d;
   }

@@ -42,14 +42,14 @@ int runTop(TopArgs& a) {
              "use --by function, line, module or thread");
     return kExitUsage;
   }
-  auto interval = record::parseDuration(a.interval);
+  auto interval = record::parseSessionDuration(a.interval);
   if (!interval) {
     logError(interval.error());
     return kExitUsage;
   }
   live.interval_ns = *interval;
   if (!a.window.empty()) {
-    auto window = record::parseDuration(a.window);
+    auto window = record::parseSessionDuration(a.window);
     if (!window) {
       logError(window.error());
       return kExitUsage;

@@ -3,8 +3,6 @@
 #include <fnmatch.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstdlib>
 
 namespace strobe::model {
 
@@ -38,38 +36,6 @@ Profile filterSamples(const Profile& p, const SampleFilter& f) {
     if (keepSample(p, f, s)) samples.push_back(s);
   }
   return out;
-}
-
-Result<uint64_t> parseDuration(std::string_view text) {
-  auto bad = [&] {
-    return makeError("invalid duration '" + std::string(text) + "'",
-                     "write a number with a unit: 500ms, 1.5s, 2m, 100us, 10ns", ErrorKind::kUsage);
-  };
-  std::string s(text);
-  if (s.empty()) return bad();
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (end == s.c_str() || !std::isfinite(v) || v < 0) return bad();
-  std::string unit(end);
-  double scale = 0;
-  if (unit.empty() || unit == "s") {
-    scale = 1e9;
-  } else if (unit == "ms") {
-    scale = 1e6;
-  } else if (unit == "us") {
-    scale = 1e3;
-  } else if (unit == "ns") {
-    scale = 1;
-  } else if (unit == "m" || unit == "min") {
-    scale = 60e9;
-  } else if (unit == "h") {
-    scale = 3600e9;
-  } else {
-    return bad();
-  }
-  double ns = v * scale;
-  if (ns > 1.8e19) return bad();
-  return static_cast<uint64_t>(std::llround(ns));
 }
 
 }  // namespace strobe::model

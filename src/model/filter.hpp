@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "base/result.hpp"
 #include "model/profile.hpp"
 
 namespace strobe::model {
@@ -28,9 +27,5 @@ bool keepSample(const Profile& p, const SampleFilter& f, const Sample& s);
 
 // A copy of `p` holding only the samples that pass (everything else kept).
 Profile filterSamples(const Profile& p, const SampleFilter& f);
-
-// "1.5s", "250ms", "30us", "100ns", "2m", "10" (seconds): a duration from the
-// command line, in nanoseconds. Errors are kUsage with a hint.
-Result<uint64_t> parseDuration(std::string_view text);
 
 }  // namespace strobe::model

@@ -1,6 +1,6 @@
 // Parsing what users type for a recording's targets and length:
-// durations ("30s", "5m", "1h30m", "250ms", plain seconds "10" or "2.5")
-// and pid lists ("123", "123,456").
+// session durations (base/duration.hpp's forms, at least 1ms) and pid
+// lists ("123", "123,456").
 // Owns: nothing. Thread safety: pure functions. Errors are kUsage with a
 // one-line message and a hint; bad input never crashes.
 #pragma once
@@ -15,8 +15,9 @@
 
 namespace strobe::record {
 
-// Nanoseconds; zero or negative durations are refused.
-Result<uint64_t> parseDuration(std::string_view text);
+// A duration for record's -d and top's --interval and --window, in
+// nanoseconds: strobe::parseDuration, then at least 1ms and at most 1e18 ns.
+Result<uint64_t> parseSessionDuration(std::string_view text);
 
 // Positive pids, in the order given, duplicates removed.
 Result<std::vector<pid_t>> parsePidList(std::string_view text);

@@ -435,7 +435,7 @@ TEST_F(AttachTest, UsageErrors) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err,
             "strobe: error: malformed duration '5x'\n"
-            "  hint: use e.g. 30s, 5m, 1h30m, 250ms or plain seconds (10, 2.5)\n");
+            "  hint: use e.g. 30s, 1h30m, 250ms, 100us or plain seconds (2.5)\n");
   r = record({"-p", "12,x"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err,

@@ -185,7 +185,7 @@ TEST(TopTest, ErrorsWordForWord) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err,
             "strobe: error: malformed duration 'soon'\n"
-            "  hint: use e.g. 30s, 5m, 1h30m, 250ms or plain seconds (10, 2.5)\n");
+            "  hint: use e.g. 30s, 1h30m, 250ms, 100us or plain seconds (2.5)\n");
 }
 
 // A command that ends before the first refresh still gets one snapshot, and

@@ -72,19 +72,6 @@ TEST(Filter, TimeWindowTidsAndThreadGlobs) {
   EXPECT_EQ(filterSamples(p, g).samples().size(), 0u);
 }
 
-TEST(Filter, ParseDuration) {
-  EXPECT_EQ(*parseDuration("1.5s"), 1'500'000'000u);
-  EXPECT_EQ(*parseDuration("250ms"), 250'000'000u);
-  EXPECT_EQ(*parseDuration("2m"), 120'000'000'000u);
-  EXPECT_EQ(*parseDuration("10"), 10'000'000'000u);
-  EXPECT_EQ(*parseDuration("30us"), 30'000u);
-  auto bad = parseDuration("soon");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error().message, "invalid duration 'soon'");
-  EXPECT_FALSE(parseDuration("-1s").ok());
-  EXPECT_FALSE(parseDuration("1parsec").ok());
-}
-
 TEST(Callers, SharesOfCallersAndCallees) {
   Profile p = test::sampleProfile();
   auto callers = neighbors(p, "app::hot_loop()", false, false);

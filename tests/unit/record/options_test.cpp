@@ -10,23 +10,29 @@
 namespace strobe::record {
 namespace {
 
-TEST(ParseDuration, UnitsAndPlainSeconds) {
-  EXPECT_EQ(*parseDuration("30s"), 30'000'000'000u);
-  EXPECT_EQ(*parseDuration("5m"), 300'000'000'000u);
-  EXPECT_EQ(*parseDuration("1h30m"), 5'400'000'000'000u);
-  EXPECT_EQ(*parseDuration("10"), 10'000'000'000u);
-  EXPECT_EQ(*parseDuration("2.5"), 2'500'000'000u);
-  EXPECT_EQ(*parseDuration("250ms"), 250'000'000u);
-  EXPECT_EQ(*parseDuration("1m30s"), 90'000'000'000u);
+TEST(ParseSessionDuration, BaseFormsFromOneMillisecond) {
+  EXPECT_EQ(*parseSessionDuration("1h30m"), 5'400'000'000'000u);
+  EXPECT_EQ(*parseSessionDuration("2.5"), 2'500'000'000u);
+  EXPECT_EQ(*parseSessionDuration("1ms"), 1'000'000u);
+  EXPECT_EQ(*parseSessionDuration("1000us"), 1'000'000u);
+  EXPECT_EQ(*parseSessionDuration("1000000000000000000ns"), 1'000'000'000'000'000'000u);
 }
 
-TEST(ParseDuration, Malformed) {
-  for (const char* bad : {"", "s", "5x", "1h30", "-5s", "0", "0s", "1.2.3s", "5 s", "m5"}) {
-    auto d = parseDuration(bad);
+TEST(ParseSessionDuration, BelowOneMillisecondOrYearsIsOutOfRange) {
+  for (const char* bad : {"0", "0s", "999us", "0.5ms", "1000000000000000001ns", "300000h"}) {
+    auto d = parseSessionDuration(bad);
     ASSERT_FALSE(d.ok()) << bad;
+    EXPECT_EQ(d.error().message, "duration '" + std::string(bad) + "' is out of range");
+    EXPECT_EQ(d.error().hint, "give at least 1ms and at most a few years");
     EXPECT_EQ(d.error().kind, ErrorKind::kUsage) << bad;
   }
-  EXPECT_EQ(parseDuration("5x").error().message, "malformed duration '5x'");
+}
+
+TEST(ParseSessionDuration, MalformedTextIsBaseError) {
+  auto d = parseSessionDuration("5x");
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error().message, "malformed duration '5x'");
+  EXPECT_EQ(d.error().hint, "use e.g. 30s, 1h30m, 250ms, 100us or plain seconds (2.5)");
 }
 
 TEST(ParsePidList, ListsAndErrors) {
