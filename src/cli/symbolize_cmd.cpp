@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/heap.hpp"
 #include "base/log.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -37,6 +38,7 @@ bool writeAll(const std::string& s) {
 }
 
 int runSymbolize(const SymbolizeArgs& a) {
+  preferLargeHeap();  // a short-lived index: see base/heap.hpp
   auto engine = symbolize::Addr2Line::open(a.exe);
   if (!engine) {
     logError(engine.error().describe(),

@@ -21,7 +21,7 @@ void ScopeSink::begin(uint64_t die, int32_t parent, bool inlined, uint64_t call_
   pending_.parent = parent;
   pending_.inlined = inlined;
   if (inlined) {
-    if (call_file < b_.file_names.size()) pending_.call_file = static_cast<uint32_t>(call_file);
+    if (call_file < out_.file_count) pending_.call_file = static_cast<uint32_t>(call_file);
     pending_.call_line = static_cast<uint32_t>(call_line);
   }
   has_lo_ = false;
@@ -35,18 +35,16 @@ void ScopeSink::range(uint64_t lo, uint64_t hi) {
   }
   if (lo >= hi) return;
   if (scope_ < 0) {
-    scope_ = static_cast<int32_t>(b_.index.scopes.size());
+    scope_ = static_cast<int32_t>(out_.scopes.size());
     pending_.id = static_cast<uint32_t>(scope_);
-    b_.index.scopes.push_back(pending_);
-    b_.low_pcs.push_back(first_lo_);
+    out_.scopes.push_back(pending_);
+    out_.low_pcs.push_back(first_lo_);
   }
-  ranges.push_back(CodeRange{lo, hi, scope_});
+  out_.ranges.push_back(CodeRange{lo, hi, scope_});
 }
 
 void ScopeSink::reset() {
-  b_.index.scopes.clear();
-  b_.low_pcs.clear();
-  ranges.clear();
+  out_.clear();
   scope_ = -1;
 }
 

@@ -29,16 +29,11 @@
 
 namespace strobe::symbolize {
 
-struct CodeRange {
-  uint64_t lo, hi;
-  int32_t scope;
-};
-
-// Collects scopes into a BuiltUnit and their ranges, in DIE order (parents
-// before children): begin() a DIE, range() each of its ranges, end().
+// Collects scopes and their ranges into a ScopeOutput: begin() a DIE,
+// range() each of its ranges, end().
 class ScopeSink {
  public:
-  explicit ScopeSink(BuiltUnit& b) : b_(b) {}
+  explicit ScopeSink(ScopeOutput& out) : out_(out) {}
   void begin(uint64_t die, int32_t parent, bool inlined, uint64_t call_file, uint64_t call_line);
   void range(uint64_t lo, uint64_t hi);
   // The scope the DIE became, or -1 when none of its ranges held code.
@@ -46,10 +41,8 @@ class ScopeSink {
   // Drops every scope and range collected (a scan given up half way).
   void reset();
 
-  std::vector<CodeRange> ranges;
-
  private:
-  BuiltUnit& b_;
+  ScopeOutput& out_;
   Scope pending_;
   bool has_lo_ = false;
   uint64_t first_lo_ = 0;  // the DIE's low_pc, even of an empty range

@@ -68,11 +68,13 @@ void sortRows(std::vector<LineRow>& rows, std::vector<LineRow>& scratch) {
   rows.swap(scratch);
 }
 
-// The unit's line table from its rows in address order.
-void indexLines(const std::vector<LineRow>& rows, BuiltUnit& b) {
+// The unit's line table from its rows in address order, into `u`'s
+// line_lo / line_info (cleared first); `files`: the file table's size.
+void indexLines(const std::vector<LineRow>& rows, size_t files, UnitIndex& u) {
   // Per address, the last row that does not end a sequence covers up to
   // the next address; an address with only sequence ends starts a gap.
-  UnitIndex& u = b.index;
+  u.line_lo.clear();
+  u.line_info.clear();
   uint64_t open_end = 0;  // the end of the last range pushed, while no range follows it
   bool open = false;
   for (size_t i = 0; i < rows.size();) {
@@ -87,7 +89,7 @@ void indexLines(const std::vector<LineRow>& rows, BuiltUnit& b) {
         u.line_info.push_back(LineInfo{kGapLine, kNoFile, 0});
       }
       u.line_lo.push_back(pick->addr);
-      uint32_t file = pick->file < b.file_names.size() ? pick->file : kNoFile;
+      uint32_t file = pick->file < files ? pick->file : kNoFile;
       u.line_info.push_back(LineInfo{pick->line, file, pick->discriminator});
       open_end = rows[j].addr;
       open = true;
@@ -104,20 +106,24 @@ void indexLines(const std::vector<LineRow>& rows, BuiltUnit& b) {
 // a later range (in DIE order) paints over earlier ones. At each boundary
 // the owner is the latest range that covers it (a heap of started ranges
 // by DIE order; ranges that ended leave it when they reach the top).
-void paint(const std::vector<CodeRange>& ranges, UnitIndex& u) {
-  std::vector<uint64_t> bounds;
-  bounds.reserve(ranges.size() * 2);
+void paint(const std::vector<CodeRange>& ranges, PaintBuffers& buf, UnitIndex& u) {
+  u.segment_lo.clear();
+  u.segment_scope.clear();
+  std::vector<uint64_t>& bounds = buf.bounds;
+  bounds.clear();
   for (const CodeRange& r : ranges) {
     bounds.push_back(r.lo);
     bounds.push_back(r.hi);
   }
   std::sort(bounds.begin(), bounds.end());
   bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
-  std::vector<uint32_t> by_lo(ranges.size());
+  std::vector<uint32_t>& by_lo = buf.by_lo;
+  by_lo.resize(ranges.size());
   for (uint32_t i = 0; i < by_lo.size(); ++i) by_lo[i] = i;
   std::stable_sort(by_lo.begin(), by_lo.end(),
                    [&](uint32_t a, uint32_t b) { return ranges[a].lo < ranges[b].lo; });
-  std::vector<uint32_t> heap;  // max-heap of range indexes
+  std::vector<uint32_t>& heap = buf.heap;  // max-heap of range indexes
+  heap.clear();
   size_t next = 0;
   int32_t owner = -1;
   for (uint64_t at : bounds) {
@@ -172,13 +178,29 @@ BuiltUnit UnitBuilder::build(Dwarf* dwarf, uint64_t cu_offset, const DebugSectio
   bool read =
       ::dwarf_formudata(::dwarf_attr(&cudie, DW_AT_stmt_list, &attr), &stmt_list) == 0 &&
       readLineProgram(sections, stmt_list, attrString(&cudie, DW_AT_comp_dir), b.file_names, rows_);
+  // Tables are built in the builder's buffers, whose capacity carries over
+  // from unit to unit, and copied out at their exact size: vectors grown
+  // by doubling in each unit would touch about twice the memory, every
+  // page of it a fresh page fault.
+  UnitIndex& stage = stage_;
+  stage.line_lo.clear();
+  stage.line_info.clear();
   if (read || libdwLineProgram(&cudie, b.file_names, rows_)) {
     sortRows(rows_, scratch_);
-    indexLines(rows_, b);
+    indexLines(rows_, b.file_names.size(), stage);
   }
-  ScopeSink sink(b);
+  scopes_.clear();
+  scopes_.file_count = b.file_names.size();
+  ScopeSink sink(scopes_);
   if (!scanScopes(&cudie, sections, sink)) walkScopes(&cudie, sink);
-  paint(sink.ranges, b.index);
+  paint(scopes_.ranges, paint_, stage);
+  UnitIndex& u = b.index;
+  u.line_lo.assign(stage.line_lo.begin(), stage.line_lo.end());
+  u.line_info.assign(stage.line_info.begin(), stage.line_info.end());
+  u.segment_lo.assign(stage.segment_lo.begin(), stage.segment_lo.end());
+  u.segment_scope.assign(stage.segment_scope.begin(), stage.segment_scope.end());
+  u.scopes.assign(scopes_.scopes.begin(), scopes_.scopes.end());
+  b.low_pcs.assign(scopes_.low_pcs.begin(), scopes_.low_pcs.end());
   return b;
 }
 

@@ -89,6 +89,33 @@ struct LineRow {
   bool end;
 };
 
+// A code range of a scope (scope_scan.hpp collects them).
+struct CodeRange {
+  uint64_t lo, hi;
+  int32_t scope;
+};
+
+// What a unit's scan collects, in DIE order (parents before children).
+// UnitBuilder keeps one and clears it per unit: its capacity carries over.
+struct ScopeOutput {
+  std::vector<Scope> scopes;
+  std::vector<uint64_t> low_pcs;  // per scope: the first address of its first range
+  std::vector<CodeRange> ranges;
+  size_t file_count = 0;  // call_file values at or past it are dropped
+  void clear() {
+    scopes.clear();
+    low_pcs.clear();
+    ranges.clear();
+  }
+};
+
+// Scratch space of painting scopes into segments.
+struct PaintBuffers {
+  std::vector<uint64_t> bounds;
+  std::vector<uint32_t> by_lo;
+  std::vector<uint32_t> heap;
+};
+
 class UnitBuilder {
  public:
   // The index of the unit whose DIE is at `cu_offset`; empty when libdw
@@ -96,9 +123,13 @@ class UnitBuilder {
   BuiltUnit build(Dwarf* dwarf, uint64_t cu_offset, const DebugSections& sections);
 
  private:
-  // Reused: a fresh large vector per unit costs page faults.
+  // Reused from unit to unit: a fresh large vector per unit costs page
+  // faults.
   std::vector<LineRow> rows_;
   std::vector<LineRow> scratch_;
+  UnitIndex stage_;
+  ScopeOutput scopes_;
+  PaintBuffers paint_;
 };
 
 // `file` made absolute with `dir` (a unit's DW_AT_comp_dir) when relative.

@@ -26,12 +26,11 @@ struct Totals {
   size_t ranges = 0;
 };
 
-void expectSameUnit(const BuiltUnit& scan, const ScopeSink& scan_sink, const BuiltUnit& walk,
-                    const ScopeSink& walk_sink, const std::string& where) {
-  ASSERT_EQ(scan.index.scopes.size(), walk.index.scopes.size()) << where;
-  for (size_t i = 0; i < scan.index.scopes.size(); ++i) {
-    const Scope& a = scan.index.scopes[i];
-    const Scope& b = walk.index.scopes[i];
+void expectSameUnit(const ScopeOutput& scan, const ScopeOutput& walk, const std::string& where) {
+  ASSERT_EQ(scan.scopes.size(), walk.scopes.size()) << where;
+  for (size_t i = 0; i < scan.scopes.size(); ++i) {
+    const Scope& a = scan.scopes[i];
+    const Scope& b = walk.scopes[i];
     ASSERT_EQ(a.die, b.die) << where << " scope " << i;
     EXPECT_EQ(a.id, b.id) << where << " die " << a.die;
     EXPECT_EQ(a.parent, b.parent) << where << " die " << a.die;
@@ -40,10 +39,10 @@ void expectSameUnit(const BuiltUnit& scan, const ScopeSink& scan_sink, const Bui
     EXPECT_EQ(a.call_line, b.call_line) << where << " die " << a.die;
   }
   EXPECT_EQ(scan.low_pcs, walk.low_pcs) << where;
-  ASSERT_EQ(scan_sink.ranges.size(), walk_sink.ranges.size()) << where;
-  for (size_t i = 0; i < scan_sink.ranges.size(); ++i) {
-    const CodeRange& a = scan_sink.ranges[i];
-    const CodeRange& b = walk_sink.ranges[i];
+  ASSERT_EQ(scan.ranges.size(), walk.ranges.size()) << where;
+  for (size_t i = 0; i < scan.ranges.size(); ++i) {
+    const CodeRange& a = scan.ranges[i];
+    const CodeRange& b = walk.ranges[i];
     EXPECT_TRUE(a.lo == b.lo && a.hi == b.hi && a.scope == b.scope)
         << where << " range " << i << ": [" << a.lo << ", " << a.hi << ") scope " << a.scope
         << " against [" << b.lo << ", " << b.hi << ") scope " << b.scope;
@@ -74,19 +73,18 @@ Totals compareUnits(const std::string& path, size_t stride = 1) {
     Dwarf_Die cudie;
     if (::dwarf_offdie(dwarf, off + header, &cudie) == nullptr) continue;
     std::string where = path + " unit at " + std::to_string(off);
-    BuiltUnit scan;
-    BuiltUnit walk;
-    scan.file_names.resize(1 << 16);  // every call_file kept
-    walk.file_names.resize(1 << 16);
+    ScopeOutput scan;
+    ScopeOutput walk;
+    scan.file_count = walk.file_count = 1 << 16;  // every call_file kept
     ScopeSink scan_sink(scan);
     ScopeSink walk_sink(walk);
     EXPECT_TRUE(scanScopes(&cudie, sections, scan_sink)) << where << ": the scan gave up";
     walkScopes(&cudie, walk_sink);
-    expectSameUnit(scan, scan_sink, walk, walk_sink, where);
+    expectSameUnit(scan, walk, where);
     ++t.units;
-    t.scopes += scan.index.scopes.size();
-    t.ranges += scan_sink.ranges.size();
-    for (const Scope& s : scan.index.scopes) t.inlined += s.inlined ? 1 : 0;
+    t.scopes += scan.scopes.size();
+    t.ranges += scan.ranges.size();
+    for (const Scope& s : scan.scopes) t.inlined += s.inlined ? 1 : 0;
   }
   ::dwarf_end(dwarf);
   return t;
