@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "symbolize/die_attrs.hpp"
+#include "symbolize/die_reader.hpp"
 #include "symbolize/elf_file.hpp"
 #include "symbolize/line_program.hpp"
 #include "symbolize/unit_index.hpp"
@@ -270,21 +270,42 @@ struct DwarfIndex::Impl {
     return chain_names.emplace(off, readChain(die, chain)).first->second;
   }
 
+  // The unit's reader, or nullptr when libdw reads it (die_reader.hpp).
+  UnitReader* readerFor(Dwarf_CU* cu) {
+    auto [it, inserted] = readers.try_emplace(cu);
+    if (inserted) {
+      auto r = std::make_unique<UnitReader>();
+      if (r->open(cu)) it->second = std::move(r);
+    }
+    return it->second.get();
+  }
+
+  // A DIE's attributes: from its bytes when the unit's reader can, else
+  // through libdw.
+  bool readAttrs(Dwarf_Die* die, ChainAttrs& c) {
+    if (UnitReader* r = readerFor(die->cu)) {
+      const uint8_t* p = static_cast<const uint8_t*>(die->addr);
+      const Abbrev* a = p != nullptr && r->at(::dwarf_dieoffset(die)) == p ? r->abbrev(p) : nullptr;
+      if (a != nullptr && c.read(*r, *a, p)) return true;
+      c = ChainAttrs{};
+    }
+    return c.read(die);
+  }
+
   ChainNames readChain(Dwarf_Die* die, int chain) {
     ChainAttrs c;
     ChainNames n;
-    if (c.read(die)) {
+    if (readAttrs(die, c)) {
       auto str = [&](int slot) {
         return c.has[slot] ? ::dwarf_formstring(&c.attr[slot]) : nullptr;
       };
       n.linkage = str(kLinkage);
       n.mips_linkage = str(kMipsLinkage);
       n.name = str(kName);
-      if (c.has[kDeclFile]) n.decl_file = declFile(c.attr[kDeclFile]);
-      Dwarf_Word line = 0;
-      if (c.has[kDeclLine] && ::dwarf_formudata(&c.attr[kDeclLine], &line) == 0) {
-        n.decl_line = line;
+      if (std::optional<uint64_t> file = c.constant(kDeclFile)) {
+        n.decl_file = declFile(*file, c.attr[kDeclFile].cu);
       }
+      n.decl_line = c.constant(kDeclLine).value_or(0);
       std::copy(c.has.begin(), c.has.begin() + kDeclLine + 1, std::begin(n.has));
       Dwarf_Attribute* next = c.has[kOrigin]          ? &c.attr[kOrigin]
                               : c.has[kSpecification] ? &c.attr[kSpecification]
@@ -311,11 +332,10 @@ struct DwarfIndex::Impl {
   // of the unit the attribute came from, made absolute with that unit's
   // DW_AT_comp_dir. From the unit's index when it is built (libdw would
   // decode its line program again).
-  std::string_view declFile(Dwarf_Attribute& attr) {
-    Dwarf_Word idx = 0;
-    if (::dwarf_formudata(&attr, &idx) != 0 || attr.cu == nullptr) return {};
+  std::string_view declFile(uint64_t idx, Dwarf_CU* cu) {
+    if (cu == nullptr) return {};
     Dwarf_Die cudie;
-    if (::dwarf_cu_die(attr.cu, &cudie, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr) ==
+    if (::dwarf_cu_die(cu, &cudie, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr) ==
         nullptr) {
       return {};
     }
@@ -334,6 +354,7 @@ struct DwarfIndex::Impl {
     bool unmangled_language = false;
   };
   std::unordered_map<Dwarf_Off, ChainNames> chain_names;
+  std::unordered_map<Dwarf_CU*, std::unique_ptr<UnitReader>> readers;  // nullptr: libdw reads it
   std::unordered_map<Dwarf_CU*, std::optional<UnitInfo>> unit_infos;
 
   const UnitInfo* unitInfo(Dwarf_Die* die) {
