@@ -156,17 +156,52 @@ std::string joinDir(const char* dir, const char* file) {
   return joined + path;
 }
 
+void StartBuckets::build(const std::vector<uint64_t>& starts) {
+  first.clear();
+  if (starts.size() < 16) return;  // a plain binary search is as quick
+  base = starts.front();
+  const uint64_t span = starts.back() - base;
+  // About four starts a bucket, and never more buckets than twice the
+  // starts, however sparse the addresses.
+  shift = 0;
+  while (shift < 63 && (span >> shift) > starts.size() / 4) ++shift;
+  const size_t n = static_cast<size_t>(span >> shift) + 2;
+  first.resize(n);
+  size_t i = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const uint64_t at = base + (static_cast<uint64_t>(k) << shift);
+    while (i < starts.size() && starts[i] < at) ++i;
+    first[k] = static_cast<uint32_t>(i);
+  }
+}
+
+size_t StartBuckets::upperBound(const std::vector<uint64_t>& starts, uint64_t pc) const {
+  auto lo = starts.begin();
+  auto hi = starts.end();
+  if (!first.empty()) {
+    if (pc < base) return 0;
+    const uint64_t k = (pc - base) >> shift;
+    if (k + 1 < first.size()) {
+      // Starts before bucket k's are <= pc; starts from bucket k + 1 on are > pc.
+      lo = starts.begin() + first[k];
+      hi = starts.begin() + first[k + 1];
+    } else {
+      lo = starts.begin() + first.back();
+    }
+  }
+  return static_cast<size_t>(std::upper_bound(lo, hi, pc) - starts.begin());
+}
+
 const LineInfo* UnitIndex::rowAt(uint64_t pc) const {
-  auto it = std::upper_bound(line_lo.begin(), line_lo.end(), pc);
-  if (it == line_lo.begin()) return nullptr;
-  const LineInfo& r = line_info[static_cast<size_t>(it - line_lo.begin()) - 1];
+  size_t i = line_buckets.upperBound(line_lo, pc);
+  if (i == 0) return nullptr;
+  const LineInfo& r = line_info[i - 1];
   return r.line != kGapLine ? &r : nullptr;
 }
 
 int32_t UnitIndex::scopeAt(uint64_t pc) const {
-  auto it = std::upper_bound(segment_lo.begin(), segment_lo.end(), pc);
-  if (it == segment_lo.begin()) return -1;
-  return segment_scope[static_cast<size_t>(it - segment_lo.begin()) - 1];
+  size_t i = segment_buckets.upperBound(segment_lo, pc);
+  return i == 0 ? -1 : segment_scope[i - 1];
 }
 
 BuiltUnit UnitBuilder::build(Dwarf* dwarf, uint64_t cu_offset, const DebugSections& sections) {
@@ -199,6 +234,8 @@ BuiltUnit UnitBuilder::build(Dwarf* dwarf, uint64_t cu_offset, const DebugSectio
   u.line_info.assign(stage.line_info.begin(), stage.line_info.end());
   u.segment_lo.assign(stage.segment_lo.begin(), stage.segment_lo.end());
   u.segment_scope.assign(stage.segment_scope.begin(), stage.segment_scope.end());
+  u.line_buckets.build(u.line_lo);
+  u.segment_buckets.build(u.segment_lo);
   u.scopes.assign(scopes_.scopes.begin(), scopes_.scopes.end());
   b.low_pcs.assign(scopes_.low_pcs.begin(), scopes_.low_pcs.end());
   return b;

@@ -50,6 +50,19 @@ struct Scope {
   bool inlined = false;
 };
 
+// Buckets over sorted range starts: bucket k holds the index of the first
+// start at or past base + (k << shift), so a lookup binary-searches a
+// handful of starts in one or two cache lines instead of halving the whole
+// table (lookups of random addresses missed the cache on most halvings).
+struct StartBuckets {
+  uint64_t base = 0;
+  unsigned shift = 0;
+  std::vector<uint32_t> first;
+  void build(const std::vector<uint64_t>& starts);
+  // std::upper_bound(starts, pc) as an index.
+  [[nodiscard]] size_t upperBound(const std::vector<uint64_t>& starts, uint64_t pc) const;
+};
+
 // Each table is kept as parallel arrays, the sorted range starts apart, so
 // a lookup's binary search reads 8-byte keys only (about a third of the
 // memory a row-per-range table with its own end takes, which also counts in
@@ -65,6 +78,8 @@ struct UnitIndex {
   // segment_scope[i] (-1: to no function); the last segment is -1.
   std::vector<uint64_t> segment_lo;
   std::vector<int32_t> segment_scope;
+  StartBuckets line_buckets;     // over line_lo
+  StartBuckets segment_buckets;  // over segment_lo
 
   // The row covering pc, or nullptr.
   [[nodiscard]] const LineInfo* rowAt(uint64_t pc) const;
