@@ -165,12 +165,13 @@ void StartBuckets::build(const std::vector<uint64_t>& starts) {
   // starts, however sparse the addresses.
   shift = 0;
   while (shift < 63 && (span >> shift) > starts.size() / 4) ++shift;
+  // first[k]: the first start whose bucket, (start - base) >> shift, is k
+  // or later (computed on offsets from base: nothing overflows).
   const size_t n = static_cast<size_t>(span >> shift) + 2;
   first.resize(n);
   size_t i = 0;
   for (size_t k = 0; k < n; ++k) {
-    const uint64_t at = base + (static_cast<uint64_t>(k) << shift);
-    while (i < starts.size() && starts[i] < at) ++i;
+    while (i < starts.size() && ((starts[i] - base) >> shift) < k) ++i;
     first[k] = static_cast<uint32_t>(i);
   }
 }
@@ -182,7 +183,7 @@ size_t StartBuckets::upperBound(const std::vector<uint64_t>& starts, uint64_t pc
     if (pc < base) return 0;
     const uint64_t k = (pc - base) >> shift;
     if (k + 1 < first.size()) {
-      // Starts before bucket k's are <= pc; starts from bucket k + 1 on are > pc.
+      // Starts in buckets before k are <= pc; starts from bucket k + 1 on are > pc.
       lo = starts.begin() + first[k];
       hi = starts.begin() + first[k + 1];
     } else {
