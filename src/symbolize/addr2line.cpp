@@ -88,8 +88,13 @@ Result<std::unique_ptr<Addr2Line>> Addr2Line::open(const std::string& path) {
 }
 
 bool Addr2Line::inAllocSection(uint64_t addr) const {
+  // Most addresses fall in the section the last one did (.text).
+  if (addr >= last_alloc_.first && addr < last_alloc_.second) return true;
   for (const auto& [lo, hi] : alloc_) {
-    if (addr >= lo && addr < hi) return true;
+    if (addr >= lo && addr < hi) {
+      last_alloc_ = {lo, hi};
+      return true;
+    }
   }
   return false;
 }

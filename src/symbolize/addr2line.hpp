@@ -68,7 +68,8 @@ class Addr2Line {
   SymbolTable symbols_;
   std::unique_ptr<DwarfIndex> dwarf_index_;
   DwarfIndex& dwarf_;
-  std::vector<std::pair<uint64_t, uint64_t>> alloc_;  // [start, end) of SHF_ALLOC sections
+  std::vector<std::pair<uint64_t, uint64_t>> alloc_;        // [start, end) of SHF_ALLOC sections
+  mutable std::pair<uint64_t, uint64_t> last_alloc_{0, 0};  // the one inAllocSection found last
   int address_digits_ = 16;
   std::vector<BfdName> bfd_names_;  // by function id
   std::vector<bool> bfd_named_;     // by function id

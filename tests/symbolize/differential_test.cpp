@@ -208,7 +208,9 @@ TEST(SymbolizeDifferentialTest, SameBytesAsAddr2lineForEveryFlag) {
   auto f = ElfFile::open(SYMFIX_LARGE);
   ASSERT_TRUE(f.ok());
   SectionRange text = section(*f, ".text");
-  std::string input = "0x0\n10\ngarbage\n";
+  // Odd lines too: signs, blanks, trailing junk, 17 digits, upper case.
+  std::string input =
+      "0x0\n10\ngarbage\n+0x10\n-0x5\n  -5\n\t0x20\n0x12g\n0x00000000000000001\n 0x\n0X1A\n";
   char buf[64];
   for (uint64_t a = text.addr; a < text.addr + text.size; a += text.size / 97) {
     std::snprintf(buf, sizeof buf, "%llx\n", static_cast<unsigned long long>(a));
