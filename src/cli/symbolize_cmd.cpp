@@ -4,8 +4,10 @@
 // program can drive it line by line through a pipe).
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -66,30 +68,38 @@ int runSymbolize(const SymbolizeArgs& a) {
   }
   symbolize::Addr2Line& e = **engine;
   std::string out;
-  auto answer = [&](uint64_t addr) {
-    if (a.json) {
-      e.json(addr, out);
-    } else {
-      e.text(addr, a.opt, out);
-    }
-  };
-  // Each batch of addresses is looked at first, so the debug information it
-  // needs is read on every CPU at once.
-  std::vector<uint64_t> batch;
-  if (!a.addresses.empty()) {
-    for (const std::string& s : a.addresses) batch.push_back(parseAddress(s.c_str()));
+  // Answers `batch` and writes and flushes the answers (a program driving
+  // strobe through a pipe gets them before strobe reads again); false when
+  // they cannot be written.
+  auto answer = [&](const std::vector<uint64_t>& batch) {
+    // The debug information the batch needs is read on every CPU at once.
     e.prepare(batch);
     for (uint64_t addr : batch) {
-      answer(addr);
+      if (a.json) {
+        e.json(addr, out);
+      } else {
+        e.text(addr, a.opt, out);
+      }
       if (out.size() > kChunk) {
-        if (!writeAll(out)) return kExitError;
+        if (!writeAll(out)) return false;
         out.clear();
       }
     }
-    if (!writeAll(out)) return kExitError;
-    return std::fflush(stdout) == 0 ? 0 : kExitError;
+    bool ok = writeAll(out) && std::fflush(stdout) == 0;
+    out.clear();
+    return ok;
+  };
+  auto cannotWrite = [] {
+    logError(std::string("cannot write the answers: ") + std::strerror(errno),
+             "check that the disk has space and that the reader of the output still runs");
+    return kExitError;
+  };
+  std::vector<uint64_t> batch;
+  if (!a.addresses.empty()) {
+    for (const std::string& s : a.addresses) batch.push_back(parseAddress(s.c_str()));
+    return answer(batch) ? 0 : cannotWrite();
   }
-  // stdin: read what is there, answer every complete line, flush, read again.
+  // stdin: read what is there, answer every complete line, read again.
   std::string pending;
   char buf[1 << 16];
   while (true) {
@@ -104,20 +114,10 @@ int runSymbolize(const SymbolizeArgs& a) {
       batch.push_back(parseAddress(pending.c_str() + start));
     }
     pending.erase(0, start);
-    e.prepare(batch);
-    for (uint64_t addr : batch) {
-      answer(addr);
-      if (out.size() > kChunk) {
-        if (!writeAll(out)) return kExitError;
-        out.clear();
-      }
-    }
-    if (!writeAll(out) || std::fflush(stdout) != 0) return kExitError;
-    out.clear();
+    if (!answer(batch)) return cannotWrite();
   }
-  if (!pending.empty()) answer(parseAddress(pending.c_str()));
-  if (!writeAll(out)) return kExitError;
-  return std::fflush(stdout) == 0 ? 0 : kExitError;
+  if (!pending.empty() && !answer({parseAddress(pending.c_str())})) return cannotWrite();
+  return 0;
 }
 
 }  // namespace

@@ -259,6 +259,21 @@ TEST(SymbolizeDifferentialTest, AddressesFromArgumentsAndJson) {
   EXPECT_NE(missing.find("status=1"), std::string::npos) << missing;
 }
 
+TEST(SymbolizeDifferentialTest, AnswersThatCannotBeWrittenAreAnError) {
+  // /dev/full fails every write with ENOSPC, as a disk that filled up.
+  std::string args = std::string(" symbolize -e '") + SYMFIX_LARGE + "'";
+  std::string from_args = testing::runCommand(std::string("'") + STROBE_EXE + "'" + args +
+                                              " 0x10 0x20 2>&1 >/dev/full; echo status=$?");
+  std::string from_stdin = testing::runCommand("echo 0x10 | '" + std::string(STROBE_EXE) + "'" +
+                                               args + " 2>&1 >/dev/full; echo status=$?");
+  const std::string want =
+      "strobe: error: cannot write the answers: No space left on device\n"
+      "  hint: check that the disk has space and that the reader of the output still runs\n"
+      "status=1\n";
+  EXPECT_EQ(from_args, want);
+  EXPECT_EQ(from_stdin, want);
+}
+
 // Compiler clones (.isra.N, .part.N, .cold, .constprop.N) of the fixture are
 // attributed to the function they came from; the clone kind stays in the
 // system name.
