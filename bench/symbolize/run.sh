@@ -3,9 +3,11 @@
 # eu-addr2line: the same 20,000 random .text addresses of the large generated
 # fixture (tests/symbolize, > 2 MB of .debug_info), end to end (process start,
 # reading the file, answering on stdout), flags -a -f -i -C for all four.
-# Rounds are interleaved so machine noise hits all tools alike; each run's CPU
-# time (task-clock, from perf stat) and wall time are recorded; medians are
-# printed. eu-addr2line is about 100 times slower, so it runs once.
+# Rounds are interleaved so machine noise hits all tools alike; each round's
+# CPU time (task-clock, from perf stat) and wall time (a separate run without
+# perf) are recorded; medians are printed. eu-addr2line is about 100 times
+# slower, so it runs once. STROBE_BENCH_INSTR=1 also counts user-space
+# instructions of strobe and addr2line under callgrind (deterministic).
 # Usage: bench/symbolize/run.sh [BUILD_DIR] [ROUNDS]
 set -euo pipefail
 build=${1:-build}
@@ -32,13 +34,17 @@ declare -A cmd=(
   [eu-addr2line]="eu-addr2line -a -f -i -C -e $bin"
 )
 
-# One run: "cpu_ms wall_ms" of the command reading the addresses on stdin.
+# One round of a tool: "cpu_ms wall_ms". CPU time is perf's task-clock of
+# one run; wall time is a second run without perf (perf stat's own start-up
+# adds about 35 ms of wall time, which would hide most of a fast tool's).
+# Both write the answers to a file, as a user's redirection does.
 run() {
   local start end cpu
-  start=$(date +%s%N)
   perf stat -x, -e task-clock -o "$out/stat" -- $1 <"$out/addrs" >"$out/answer.$2"
-  end=$(date +%s%N)
   cpu=$(awk -F, '/task-clock/ {printf "%.1f", $1}' "$out/stat")
+  start=$(date +%s%N)
+  $1 <"$out/addrs" >"$out/answer.$2"
+  end=$(date +%s%N)
   echo "$cpu $(((end - start) / 1000000))"
 }
 
@@ -66,3 +72,11 @@ awk '{cpu[$1] = $2; wall[$1] = $3} END {
   "$out/medians"
 differing=$(diff "$out/answer.strobe" "$out/answer.addr2line" | grep -c '^<' || true)
 echo "output lines differing from addr2line: $differing of $(wc -l <"$out/answer.addr2line")"
+if [ "${STROBE_BENCH_INSTR:-0}" = 1 ]; then
+  command -v valgrind >/dev/null || { echo "valgrind is missing" >&2; exit 1; }
+  for t in strobe addr2line; do
+    valgrind --tool=callgrind --callgrind-out-file="$out/cg.$t" ${cmd[$t]} <"$out/addrs" \
+      >/dev/null 2>"$out/cg.err.$t"
+    printf '%-16s %s instructions\n' "$t" "$(awk '/refs:/ {print $NF}' "$out/cg.err.$t")"
+  done
+fi
