@@ -14,7 +14,7 @@
 #include <string>
 #include <tuple>
 
-#include "symbolize/debug_file.hpp"
+#include "each_unit.hpp"
 #include "symbolize/elf_file.hpp"
 #include "symbolize/line_program.hpp"
 
@@ -48,45 +48,25 @@ void expectSameRows(std::vector<LineRow> rows, std::vector<LineRow> libdw_rows,
 
 // Every `stride`-th unit of the file at `path`; the rows compared in all.
 size_t compareUnits(const std::string& path, size_t stride = 1) {
-  auto elf = ElfFile::open(path);
-  if (!elf) {
-    ADD_FAILURE() << path << ": " << elf.error().message;
-    return 0;
-  }
-  EXPECT_TRUE(elf->inflateDebugSections().ok()) << path;
-  Dwarf* dwarf = ::dwarf_begin_elf(elf->elf(), DWARF_C_READ, nullptr);
-  if (dwarf == nullptr) {
-    ADD_FAILURE() << path << ": libdw reads no DWARF";
-    return 0;
-  }
-  DebugSections sections = debugSections(elf->elf());
-  EXPECT_FALSE(sections.line.empty()) << path;
   size_t total = 0;
-  Dwarf_Off off = 0;
-  Dwarf_Off next = 0;
-  size_t header = 0;
-  for (size_t n = 0; ::dwarf_nextcu(dwarf, off, &next, &header, nullptr, nullptr, nullptr) == 0;
-       off = next, ++n) {
-    if (n % stride != 0) continue;
-    Dwarf_Die cudie;
-    if (::dwarf_offdie(dwarf, off + header, &cudie) == nullptr) continue;
-    Dwarf_Attribute attr;
-    Dwarf_Word stmt_list = 0;
-    if (::dwarf_formudata(::dwarf_attr(&cudie, DW_AT_stmt_list, &attr), &stmt_list) != 0) continue;
-    std::string where = path + " unit at " + std::to_string(off);
-    const char* comp_dir = ::dwarf_formstring(::dwarf_attr(&cudie, DW_AT_comp_dir, &attr));
-    std::vector<std::string> files;
-    std::vector<LineRow> rows;
-    EXPECT_TRUE(readLineProgram(sections, stmt_list, comp_dir, files, rows))
-        << where << ": the decoder gave up";
-    std::vector<std::string> libdw_files;
-    std::vector<LineRow> libdw_rows;
-    EXPECT_TRUE(libdwLineProgram(&cudie, libdw_files, libdw_rows)) << where;
-    EXPECT_EQ(files, libdw_files) << where;
-    expectSameRows(rows, libdw_rows, where);
-    total += rows.size();
-  }
-  ::dwarf_end(dwarf);
+  testing::eachUnit(
+      path, stride, [&](Dwarf_Die* cudie, const std::string& where, const DebugSections& sections) {
+        EXPECT_FALSE(sections.line.empty()) << where;
+        Dwarf_Attribute attr;
+        Dwarf_Word stmt_list = 0;
+        if (::dwarf_formudata(::dwarf_attr(cudie, DW_AT_stmt_list, &attr), &stmt_list) != 0) return;
+        const char* comp_dir = ::dwarf_formstring(::dwarf_attr(cudie, DW_AT_comp_dir, &attr));
+        std::vector<std::string> files;
+        std::vector<LineRow> rows;
+        EXPECT_TRUE(readLineProgram(sections, stmt_list, comp_dir, files, rows))
+            << where << ": the decoder gave up";
+        std::vector<std::string> libdw_files;
+        std::vector<LineRow> libdw_rows;
+        EXPECT_TRUE(libdwLineProgram(cudie, libdw_files, libdw_rows)) << where;
+        EXPECT_EQ(files, libdw_files) << where;
+        expectSameRows(rows, libdw_rows, where);
+        total += rows.size();
+      });
   return total;
 }
 
@@ -110,9 +90,7 @@ TEST(LineProgramTest, LargeFixtureDecodesAsLibdw) {
 }
 
 TEST(LineProgramTest, LibcSeparateDebugFileDecodesAsLibdw) {
-  auto libc = ElfFile::open("/lib/x86_64-linux-gnu/libc.so.6");
-  ASSERT_TRUE(libc.ok());
-  auto debug = findDebugFile(*libc, {"/usr/lib/debug"});
+  auto debug = testing::libcDebugFile();
   ASSERT_TRUE(debug.has_value()) << "libc6-dbg is not installed: scripts/deps.sh";
   EXPECT_GT(compareUnits(*debug, 8), 10000U);
 }

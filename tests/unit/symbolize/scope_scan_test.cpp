@@ -12,8 +12,7 @@
 #include <filesystem>
 #include <string>
 
-#include "symbolize/debug_file.hpp"
-#include "symbolize/elf_file.hpp"
+#include "each_unit.hpp"
 #include "symbolize/scope_scan.hpp"
 
 namespace strobe::symbolize {
@@ -52,41 +51,21 @@ void expectSameUnit(const ScopeOutput& scan, const ScopeOutput& walk, const std:
 // Every `stride`-th unit of the file at `path`.
 Totals compareUnits(const std::string& path, size_t stride = 1) {
   Totals t;
-  auto elf = ElfFile::open(path);
-  if (!elf) {
-    ADD_FAILURE() << path << ": " << elf.error().message;
-    return t;
-  }
-  EXPECT_TRUE(elf->inflateDebugSections().ok()) << path;
-  Dwarf* dwarf = ::dwarf_begin_elf(elf->elf(), DWARF_C_READ, nullptr);
-  if (dwarf == nullptr) {
-    ADD_FAILURE() << path << ": libdw reads no DWARF";
-    return t;
-  }
-  DebugSections sections = debugSections(elf->elf());
-  Dwarf_Off off = 0;
-  Dwarf_Off next = 0;
-  size_t header = 0;
-  for (size_t n = 0; ::dwarf_nextcu(dwarf, off, &next, &header, nullptr, nullptr, nullptr) == 0;
-       off = next, ++n) {
-    if (n % stride != 0) continue;
-    Dwarf_Die cudie;
-    if (::dwarf_offdie(dwarf, off + header, &cudie) == nullptr) continue;
-    std::string where = path + " unit at " + std::to_string(off);
-    ScopeOutput scan;
-    ScopeOutput walk;
-    scan.file_count = walk.file_count = 1 << 16;  // every call_file kept
-    ScopeSink scan_sink(scan);
-    ScopeSink walk_sink(walk);
-    EXPECT_TRUE(scanScopes(&cudie, sections, scan_sink)) << where << ": the scan gave up";
-    walkScopes(&cudie, walk_sink);
-    expectSameUnit(scan, walk, where);
-    ++t.units;
-    t.scopes += scan.scopes.size();
-    t.ranges += scan.ranges.size();
-    for (const Scope& s : scan.scopes) t.inlined += s.inlined ? 1 : 0;
-  }
-  ::dwarf_end(dwarf);
+  testing::eachUnit(
+      path, stride, [&](Dwarf_Die* cudie, const std::string& where, const DebugSections& sections) {
+        ScopeOutput scan;
+        ScopeOutput walk;
+        scan.file_count = walk.file_count = 1 << 16;  // every call_file kept
+        ScopeSink scan_sink(scan);
+        ScopeSink walk_sink(walk);
+        EXPECT_TRUE(scanScopes(cudie, sections, scan_sink)) << where << ": the scan gave up";
+        walkScopes(cudie, walk_sink);
+        expectSameUnit(scan, walk, where);
+        ++t.units;
+        t.scopes += scan.scopes.size();
+        t.ranges += scan.ranges.size();
+        for (const Scope& s : scan.scopes) t.inlined += s.inlined ? 1 : 0;
+      });
   return t;
 }
 
@@ -122,11 +101,9 @@ TEST(ScopeScanTest, LargeFixtureReadsAsLibdwWalks) {
 }
 
 TEST(ScopeScanTest, LibcSeparateDebugFileReadsAsLibdwWalks) {
-  // libc6-dbg (scripts/deps.sh): libc's DWARF in a compressed file found by
-  // build-id, written by another compiler run than the tests' fixtures.
-  auto libc = ElfFile::open("/lib/x86_64-linux-gnu/libc.so.6");
-  ASSERT_TRUE(libc.ok());
-  auto debug = findDebugFile(*libc, {"/usr/lib/debug"});
+  // libc's DWARF in a compressed file found by build-id, written by another
+  // compiler run than the tests' fixtures.
+  auto debug = testing::libcDebugFile();
   ASSERT_TRUE(debug.has_value()) << "libc6-dbg is not installed: scripts/deps.sh";
   Totals t = compareUnits(*debug, 8);  // a sample across the file: all take seconds
   EXPECT_GT(t.units, 100U);
