@@ -45,6 +45,18 @@ SectionRange section(const ElfFile& f, std::string_view name) {
   return {};
 }
 
+// The end of the highest section the file loads.
+uint64_t endOfSections(const ElfFile& f) {
+  uint64_t end = 0;
+  for (Elf_Scn* s = ::elf_nextscn(f.elf(), nullptr); s != nullptr; s = ::elf_nextscn(f.elf(), s)) {
+    GElf_Shdr sh;
+    if (::gelf_getshdr(s, &sh) != nullptr && (sh.sh_flags & SHF_ALLOC) != 0) {
+      end = std::max<uint64_t>(end, sh.sh_addr + sh.sh_size);
+    }
+  }
+  return end;
+}
+
 // One address's answer: its lines after the address line.
 std::vector<std::vector<std::string>> blocks(const std::string& text) {
   std::vector<std::vector<std::string>> out;
@@ -216,8 +228,10 @@ TEST(SymbolizeDifferentialTest, SameBytesAsAddr2lineForEveryFlag) {
     std::snprintf(buf, sizeof buf, "%llx\n", static_cast<unsigned long long>(a));
     input += buf;
   }
+  // Past every section (not just .text: data there is named differently,
+  // see docs/USAGE.md).
   std::snprintf(buf, sizeof buf, "0x%llx\n",
-                static_cast<unsigned long long>(text.addr + text.size + 0x100000));
+                static_cast<unsigned long long>(endOfSections(*f) + 0x100000));
   input += buf;
   testing::TempFile addrs(std::vector<char>(input.begin(), input.end()));
   for (const char* flags : {"", "-a", "-f", "-i", "-C", "-f -C", "-a -f -i", "-a -f -i -C",

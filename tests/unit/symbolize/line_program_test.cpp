@@ -103,10 +103,14 @@ TEST(LineProgramTest, TruncatedProgramIsRefusedNotOverread) {
   std::vector<std::string> files;
   std::vector<LineRow> rows;
   ASSERT_TRUE(readLineProgram(s, 0, "/src", files, rows));
-  // Every cut of the first program's bytes (the copy ends where the cut
-  // is, so a read past it is a read past the buffer) is refused.
+  // Cuts of the first program's bytes (the copy ends where the cut is, so
+  // a read past it is a read past the buffer) are refused: in its length,
+  // its header, its file tables and its opcodes.
+  const size_t program = 4 + (size_t{s.line[0]} | size_t{s.line[1]} << 8 | size_t{s.line[2]} << 16 |
+                              size_t{s.line[3]} << 24);
+  ASSERT_LE(program, s.line.size());  // 32-bit DWARF: a 4-byte length, then the program
   std::vector<uint8_t> bytes(s.line.begin(), s.line.end());
-  for (size_t cut : {size_t{0}, size_t{3}, size_t{10}, size_t{30}, s.line.size() / 2}) {
+  for (size_t cut : {size_t{0}, size_t{3}, size_t{10}, size_t{30}, program / 2, program - 1}) {
     std::vector<uint8_t> part(bytes.begin(), bytes.begin() + static_cast<ptrdiff_t>(cut));
     DebugSections t = s;
     t.line = part;

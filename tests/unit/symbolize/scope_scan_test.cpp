@@ -95,7 +95,7 @@ TEST(ScopeScanTest, ClangDwarf5FormsReadAsLibdwWalks) {
 
 TEST(ScopeScanTest, LargeFixtureReadsAsLibdwWalks) {
   Totals t = compareUnits(SYMFIX_LARGE);
-  EXPECT_EQ(t.units, 13U);  // 12 generated units and main
+  EXPECT_GE(t.units, 13U);  // 12 generated units and main (and a sanitizer's, when built so)
   EXPECT_GT(t.scopes, 10000U);
   EXPECT_GT(t.inlined, 5000U);
 }
