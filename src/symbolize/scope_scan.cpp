@@ -3,13 +3,10 @@
 #include "symbolize/die_reader.hpp"
 
 #include <dwarf.h>
-#include <elf.h>
-#include <gelf.h>
 
-#include <array>
-#include <bit>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <utility>
 
 namespace strobe::symbolize {

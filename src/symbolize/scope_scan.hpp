@@ -1,14 +1,14 @@
 // Reading a unit's function scopes (subprograms, inlined subroutines and
 // entry points with code) for UnitBuilder, two ways with one result:
 //
-// - scanScopes reads the unit's DIE bytes itself: libdw supplies the unit's
-//   header and its abbreviations (one dwarf_tag per abbreviation code) and
-//   decodes the values strobe keeps (dwarf_formaddr, dwarf_formudata,
-//   dwarf_ranges on a DIE or attribute that points into the same bytes);
-//   strobe only steps over DIEs, using each abbreviation's form sizes, and
-//   over whole subtrees through DW_AT_sibling. libdw's DIE-by-DIE walk
-//   (dwarf_child / dwarf_siblingof / dwarf_getattrs) decodes every attribute
-//   of every DIE it passes and cost about 40% of a symbolization.
+// - scanScopes reads the unit's DIE bytes through a UnitReader
+//   (die_reader.hpp): it steps over DIEs by their abbreviations' form sizes
+//   and over whole subtrees through DW_AT_sibling, reads DW_FORM_sec_offset
+//   range lists from .debug_rnglists / .debug_ranges itself (index forms go
+//   to dwarf_ranges), and has libdw decode the values it keeps. libdw's
+//   DIE-by-DIE walk (dwarf_child / dwarf_siblingof / dwarf_getattrs)
+//   decodes every attribute of every DIE it passes and cost about 40% of a
+//   symbolization.
 // - walkScopes walks with libdw's API: the fallback for a unit scanScopes
 //   does not read (a form it does not know, a big-endian file, a truncated
 //   unit), and the reference the scanner is tested against.
