@@ -24,11 +24,6 @@ struct UnitRange {
   Dwarf_Off die = 0;
 };
 
-const char* attrString(Dwarf_Die* die, unsigned name) {
-  Dwarf_Attribute attr;
-  return ::dwarf_formstring(::dwarf_attr_integrate(die, name, &attr));
-}
-
 // Languages whose names binutils does not demangle (its mangle_style() == 0).
 bool unmangledLanguage(int lang) {
   switch (lang) {
@@ -342,11 +337,10 @@ struct DwarfIndex::Impl {
     if (auto it = units.find(::dwarf_dieoffset(&cudie)); it != units.end()) {
       return idx < it->second->files.size() ? it->second->files[idx] : std::string_view();
     }
-    Dwarf_Files* files = nullptr;
-    size_t nfiles = 0;
-    if (::dwarf_getsrcfiles(&cudie, &files, &nfiles) != 0 || idx >= nfiles) return {};
-    return intern(
-        joinDir(attrString(&cudie, DW_AT_comp_dir), ::dwarf_filesrc(files, idx, nullptr, nullptr)));
+    std::vector<std::string> files;
+    std::vector<LineRow> rows;
+    if (!unitLines(&cudie, sections, files, rows) || idx >= files.size()) return {};
+    return intern(std::move(files[idx]));
   }
 
   // A unit's language, read once per unit.

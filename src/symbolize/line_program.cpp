@@ -386,6 +386,17 @@ bool readLineProgram(const DebugSections& s, uint64_t offset, const char* comp_d
   return true;
 }
 
+bool unitLines(Dwarf_Die* cudie, const DebugSections& s, std::vector<std::string>& files,
+               std::vector<LineRow>& rows) {
+  Dwarf_Attribute attr;
+  Dwarf_Word stmt_list = 0;
+  if (::dwarf_formudata(::dwarf_attr(cudie, DW_AT_stmt_list, &attr), &stmt_list) == 0) {
+    const char* comp_dir = ::dwarf_formstring(::dwarf_attr_integrate(cudie, DW_AT_comp_dir, &attr));
+    if (readLineProgram(s, stmt_list, comp_dir, files, rows)) return true;
+  }
+  return libdwLineProgram(cudie, files, rows);
+}
+
 bool libdwLineProgram(Dwarf_Die* cudie, std::vector<std::string>& files,
                       std::vector<LineRow>& rows) {
   files.clear();

@@ -35,6 +35,11 @@ namespace strobe::symbolize {
 bool readLineProgram(const DebugSections& s, uint64_t offset, const char* comp_dir,
                      std::vector<std::string>& files, std::vector<LineRow>& rows);
 
+// A unit's files and rows: strobe's decoder on the unit's DW_AT_stmt_list,
+// else libdw's (libdwLineProgram). False when neither reads them.
+bool unitLines(Dwarf_Die* cudie, const DebugSections& s, std::vector<std::string>& files,
+               std::vector<LineRow>& rows);
+
 // The same through libdw (dwarf_getsrcfiles, dwarf_getsrclines).
 bool libdwLineProgram(Dwarf_Die* cudie, std::vector<std::string>& files,
                       std::vector<LineRow>& rows);

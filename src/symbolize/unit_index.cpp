@@ -13,11 +13,6 @@
 namespace strobe::symbolize {
 namespace {
 
-const char* attrString(Dwarf_Die* die, unsigned name) {
-  Dwarf_Attribute attr;
-  return ::dwarf_formstring(::dwarf_attr_integrate(die, name, &attr));
-}
-
 // Puts rows (in program order, or libdw's) in address order. A sequence's
 // rows are in address order (DWARF requires addresses not to decrease within
 // one), so when no two sequences overlap, ordering the sequences by their
@@ -209,11 +204,6 @@ BuiltUnit UnitBuilder::build(Dwarf* dwarf, uint64_t cu_offset, const DebugSectio
   BuiltUnit b;
   Dwarf_Die cudie;
   if (::dwarf_offdie(dwarf, cu_offset, &cudie) == nullptr) return b;
-  Dwarf_Attribute attr;
-  Dwarf_Word stmt_list = 0;
-  bool read =
-      ::dwarf_formudata(::dwarf_attr(&cudie, DW_AT_stmt_list, &attr), &stmt_list) == 0 &&
-      readLineProgram(sections, stmt_list, attrString(&cudie, DW_AT_comp_dir), b.file_names, rows_);
   // Tables are built in the builder's buffers, whose capacity carries over
   // from unit to unit, and copied out at their exact size: vectors grown
   // by doubling in each unit would touch about twice the memory, every
@@ -221,7 +211,7 @@ BuiltUnit UnitBuilder::build(Dwarf* dwarf, uint64_t cu_offset, const DebugSectio
   UnitIndex& stage = stage_;
   stage.line_lo.clear();
   stage.line_info.clear();
-  if (read || libdwLineProgram(&cudie, b.file_names, rows_)) {
+  if (unitLines(&cudie, sections, b.file_names, rows_)) {
     sortRows(rows_, scratch_);
     indexLines(rows_, b.file_names.size(), stage);
   }
