@@ -116,12 +116,18 @@ Addr2Line::BfdName& Addr2Line::bfdName(uint32_t function) {
     bfd_named_[function] = true;
     const FunctionInfo& info = dwarf_.function(function);
     if (!info.linkage_name.empty()) {
-      b = BfdName{info.linkage_name, true};
+      b = BfdName{info.linkage_name, {}, true};
     } else {
-      b = BfdName{info.name, info.unmangled_language && !info.name.empty()};
+      b = BfdName{info.name, {}, info.unmangled_language && !info.name.empty()};
     }
   }
   return b;
+}
+
+std::string_view Addr2Line::shown(BfdName& b, bool demangle) {
+  if (!demangle || b.name.empty()) return b.name;
+  if (b.demangled.data() == nullptr) b.demangled = demangled(b.name);
+  return b.demangled;
 }
 
 std::string_view Addr2Line::demangled(std::string_view name) {
@@ -144,19 +150,23 @@ void Addr2Line::text(uint64_t addr, const Addr2LineOptions& opt, std::string& ou
 
   // The innermost name, as binutils' _bfd_dwarf2_find_nearest_line picks it.
   std::string_view first;
+  bool first_is_bfd = false;  // first is bfdName(frames_[0].function).name
   bool found = has_line;
   if (has_function) {
     found = true;
     BfdName& b = bfdName(frames_[0].function);
     if (b.is_linkage) {
-      first = b.name;
+      first_is_bfd = true;
     } else {
       auto sym = symbols_.nearest(Svma(addr));
       if (!sym) {
-        first = b.name;
+        first_is_bfd = true;
       } else {
         first = sym->name;
-        if (sym->start.v == dwarf_.function(frames_[0].function).low_pc) b.name = sym->name;
+        if (sym->start.v == dwarf_.function(frames_[0].function).low_pc) {
+          b.name = sym->name;
+          b.demangled = {};
+        }
       }
       b.is_linkage = true;
     }
@@ -176,12 +186,13 @@ void Addr2Line::text(uint64_t addr, const Addr2LineOptions& opt, std::string& ou
   for (size_t i = 0; i < frames_.size(); ++i) {
     const Frame& f = frames_[i];
     if (opt.functions) {
-      std::string_view name = i == 0 ? first : bfdName(f.function).name;
-      if (name.empty()) {
-        out += "??";
-      } else {
-        out += opt.demangle ? demangled(name) : name;
+      std::string_view name;
+      if (i > 0 || first_is_bfd) {
+        name = shown(bfdName(f.function), opt.demangle);
+      } else if (!first.empty()) {
+        name = opt.demangle ? demangled(first) : first;
       }
+      out += name.empty() ? std::string_view("??") : name;
       out += opt.pretty ? " at " : "\n";
     }
     out += f.file.empty() ? std::string_view("??") : f.file;

@@ -57,9 +57,12 @@ class Addr2Line {
   explicit Addr2Line(ElfFile elf);
   struct BfdName {
     std::string_view name;
+    std::string_view demangled;  // of name (-C), once shown() asked for it
     bool is_linkage = false;
   };
   BfdName& bfdName(uint32_t function);
+  // The name as printed: demangled with -C.
+  std::string_view shown(BfdName& b, bool demangle);
   std::string_view demangled(std::string_view name);
   bool inAllocSection(uint64_t addr) const;
 

@@ -60,6 +60,35 @@ const uint8_t* UnitReader::at(uint64_t offset) const {
   return in < static_cast<uint64_t>(end_ - first_) ? first_ + in : nullptr;
 }
 
+uint64_t UnitReader::reference(unsigned form, const uint8_t* p) const {
+  uint64_t v = 0;
+  bool ok = false;
+  switch (form) {
+    case DW_FORM_ref1:
+      ok = fixedValue<uint8_t>(p, v);
+      break;
+    case DW_FORM_ref2:
+      ok = fixedValue<uint16_t>(p, v);
+      break;
+    case DW_FORM_ref4:
+      ok = fixedValue<uint32_t>(p, v);
+      break;
+    case DW_FORM_ref8:
+      ok = fixedValue<uint64_t>(p, v);
+      break;
+    case DW_FORM_ref_udata:
+      ok = uleb(p, end_, v);
+      break;
+    case DW_FORM_ref_addr:
+      ok = ref_addr_size_ == 8 ? fixedValue<uint64_t>(p, v) : fixedValue<uint32_t>(p, v);
+      return ok ? v : 0;
+    default:
+      return 0;
+  }
+  const uint64_t unit_offset = unit_die_offset_ - static_cast<uint64_t>(first_ - unit_start_);
+  return ok && v <= UINT64_MAX - unit_offset ? unit_offset + v : 0;
+}
+
 const Abbrev* UnitReader::abbrev(const uint8_t*& p) {
   const uint8_t* at = p;
   uint64_t code = 0;

@@ -62,6 +62,11 @@ class UnitReader {
   }
   // The DIE at `offset` in .debug_info when it lies in this unit, else nullptr.
   [[nodiscard]] const uint8_t* at(uint64_t offset) const;
+  // The .debug_info offset a reference of `form` with its value at `p`
+  // points to, as dwarf_formref_die resolves it (DW_FORM_ref1 to ref8 and
+  // ref_udata count from the unit's header, DW_FORM_ref_addr from the
+  // section's start); 0 for other forms and data past the unit.
+  [[nodiscard]] uint64_t reference(unsigned form, const uint8_t* p) const;
 
   // The abbreviation of the DIE at `p`, advancing past its code; nullptr
   // for a null entry (p advanced past it) or on error (failed() is true).

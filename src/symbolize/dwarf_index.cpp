@@ -62,6 +62,7 @@ struct DwarfIndex::Impl {
   UnitIndex* last_unit = nullptr;
   std::deque<FunctionInfo> functions;   // by dense id
   std::vector<uint64_t> function_dies;  // by dense id
+  std::vector<uint64_t> names_from;     // by dense id: Scope::names_from
   std::vector<bool> resolved;           // by dense id
   std::unordered_set<std::string> strings;
   UnitBuilder builder;
@@ -131,11 +132,15 @@ struct DwarfIndex::Impl {
     auto u = std::make_unique<UnitIndex>(std::move(b.index));
     u->files.reserve(b.file_names.size());
     for (std::string& f : b.file_names) u->files.push_back(intern(std::move(f)));
+    const bool unmangled = unmangledLanguage(b.language);
     for (size_t i = 0; i < u->scopes.size(); ++i) {
       Scope& s = u->scopes[i];
       s.id = static_cast<uint32_t>(function_dies.size());
       function_dies.push_back(s.die);
-      functions.emplace_back().low_pc = b.low_pcs[i];
+      names_from.push_back(s.names_from);
+      FunctionInfo& info = functions.emplace_back();
+      info.low_pc = b.low_pcs[i];
+      info.unmangled_language = unmangled;
       resolved.push_back(false);
     }
     return u;
@@ -343,26 +348,8 @@ struct DwarfIndex::Impl {
     return intern(std::move(files[idx]));
   }
 
-  // A unit's language, read once per unit.
-  struct UnitInfo {
-    bool unmangled_language = false;
-  };
   std::unordered_map<Dwarf_Off, ChainNames> chain_names;
   std::unordered_map<Dwarf_CU*, std::unique_ptr<UnitReader>> readers;  // nullptr: libdw reads it
-  std::unordered_map<Dwarf_CU*, std::optional<UnitInfo>> unit_infos;
-
-  const UnitInfo* unitInfo(Dwarf_Die* die) {
-    auto [it, inserted] = unit_infos.try_emplace(die->cu);
-    if (inserted) {
-      Dwarf_Die cudie;
-      if (::dwarf_diecu(die, &cudie, nullptr, nullptr) == nullptr) {
-        it->second.reset();
-      } else {
-        it->second = UnitInfo{unmangledLanguage(::dwarf_srclang(&cudie))};
-      }
-    }
-    return it->second ? &*it->second : nullptr;
-  }
 
   const FunctionInfo& function(uint32_t id) {
     static const FunctionInfo kUnknown;
@@ -370,21 +357,31 @@ struct DwarfIndex::Impl {
     FunctionInfo& info = functions[id];
     if (resolved[id]) return info;
     resolved[id] = true;
-    Dwarf_Die die;
-    if (::dwarf_offdie(dwarf, function_dies[id], &die) == nullptr) return info;
-    const ChainNames n = readChain(&die, 16);  // 16: as dwarf_attr_integrate
+    ChainNames n;
+    if (names_from[id] != 0) {
+      // All of the DIE's names are its origin's (or specification's): the
+      // memo has them when an earlier instance read them.
+      Dwarf_Die target;
+      if (auto it = chain_names.find(names_from[id]); it != chain_names.end()) {
+        n = it->second;
+      } else if (::dwarf_offdie(dwarf, names_from[id], &target) != nullptr) {
+        n = chainNames(&target, 15);  // one step of readChain(die, 16) taken
+      }
+    } else {
+      Dwarf_Die die;
+      if (::dwarf_offdie(dwarf, function_dies[id], &die) == nullptr) return info;
+      n = readChain(&die, 16);  // 16: as dwarf_attr_integrate
+    }
     const char* linkage = n.linkage != nullptr ? n.linkage : n.mips_linkage;
     // Names stay where libdw found them, in the file's string sections,
     // which live as long as the handle: no copy, no hashing.
     if (linkage != nullptr) info.linkage_name = linkage;
     if (n.name != nullptr) info.name = n.name;
-    const UnitInfo* unit = unitInfo(&die);
-    if (unit != nullptr) info.unmangled_language = unit->unmangled_language;
     if (!n.decl_file.empty() && n.has[kDeclLine] && n.decl_line > 0 && n.decl_line <= INT32_MAX) {
       info.decl_file = n.decl_file;
       info.decl_line = static_cast<uint32_t>(n.decl_line);
     }
-    return info;  // low_pc: set by walk(), from the same ranges
+    return info;  // low_pc and language: set by adopt()
   }
 };
 

@@ -8,7 +8,10 @@
 // batch of addresses by prepare(), several units at once on worker threads.
 // Names are resolved lazily per DIE (DW_AT_linkage_name, else DW_AT_name,
 // through DW_AT_abstract_origin / DW_AT_specification, across units with
-// DW_FORM_ref_addr) and memoized per DIE along the chain.
+// DW_FORM_ref_addr) and memoized per DIE along the chain. A function DIE
+// with no name or declaration attribute of its own (an inlined instance, an
+// out-of-line copy) is not read at all: the scan recorded the DIE it takes
+// its names from (Scope::names_from), whose memo its siblings share.
 //
 // Owns: the Dwarf handle (dwarf_end on destruction), the unit indexes and the
 // interned file names that FunctionInfo and Frame views point into (function

@@ -12,9 +12,10 @@
 namespace strobe::symbolize {
 
 void ScopeSink::begin(uint64_t die, int32_t parent, bool inlined, uint64_t call_file,
-                      uint64_t call_line) {
+                      uint64_t call_line, uint64_t names_from) {
   pending_ = Scope{};
   pending_.die = die;
+  pending_.names_from = names_from;
   pending_.parent = parent;
   pending_.inlined = inlined;
   if (inlined) {
@@ -59,9 +60,38 @@ bool isContainer(int tag) {
 
 // ---- libdw's walk -------------------------------------------------------
 
-enum ScopeSlot { kLowPc, kHighPc, kRanges, kCallFile, kCallLine };
+// The ranges and call site of a function DIE, and what says where its
+// names come from: the DIE's own name and declaration attributes, else its
+// abstract origin or specification (see Scope::names_from).
+enum ScopeSlot {
+  kLowPc,
+  kHighPc,
+  kRanges,
+  kCallFile,
+  kCallLine,
+  kOrigin,
+  kSpecification,
+  kName,  // kName and after: the DIE names itself
+  kLinkageName,
+  kMipsLinkageName,
+  kDeclFile,
+  kDeclLine,
+  kSlots
+};
 using ScopeAttrs =
-    DieAttrs<DW_AT_low_pc, DW_AT_high_pc, DW_AT_ranges, DW_AT_call_file, DW_AT_call_line>;
+    DieAttrs<DW_AT_low_pc, DW_AT_high_pc, DW_AT_ranges, DW_AT_call_file, DW_AT_call_line,
+             DW_AT_abstract_origin, DW_AT_specification, DW_AT_name, DW_AT_linkage_name,
+             DW_AT_MIPS_linkage_name, DW_AT_decl_file, DW_AT_decl_line>;
+
+// The reference a function DIE takes all its names from (as
+// function_namer's chain reads it: the origin before the specification),
+// or nullptr when the DIE has a name or declaration attribute itself.
+Dwarf_Attribute* namesFrom(ScopeAttrs& at) {
+  for (int i = kName; i < kSlots; ++i) {
+    if (at.has[i]) return nullptr;
+  }
+  return at.has[kOrigin] ? &at.attr[kOrigin] : at.get(kSpecification);
+}
 
 // [low_pc, high_pc) as dwarf_lowpc / dwarf_highpc read them (high_pc an
 // address or an offset from low_pc); nullopt in every other case, which
@@ -114,8 +144,12 @@ void walk(Dwarf_Die* parent, int32_t parent_scope, int depth, ScopeSink& sink) {
       // Declarations and abstract instances have neither low_pc nor ranges.
       ScopeAttrs at;
       if (!at.read(&child) || (!at.has[kLowPc] && !at.has[kRanges])) continue;
+      uint64_t names_from = 0;
+      Dwarf_Die target;
+      if (Dwarf_Attribute* ref = namesFrom(at); ref != nullptr && ::dwarf_formref_die(ref, &target))
+        names_from = ::dwarf_dieoffset(&target);
       sink.begin(::dwarf_dieoffset(&child), parent_scope, tag == DW_TAG_inlined_subroutine,
-                 at.udata(kCallFile), at.udata(kCallLine));
+                 at.udata(kCallFile), at.udata(kCallLine), names_from);
       addRanges(&child, at.get(kLowPc), at.get(kHighPc), sink);
       int32_t scope = sink.end();
       // Without code nothing below has any.
@@ -186,8 +220,11 @@ class Scanner {
     if (!at.read(reader_, a, p)) return std::nullopt;
     // Declarations and abstract instances have neither low_pc nor ranges.
     if (!at.has[kLowPc] && !at.has[kRanges]) return -1;
-    sink_.begin(reader_.offsetOf(die_at), parent_scope, a.tag == DW_TAG_inlined_subroutine,
-                at.udata(kCallFile), at.udata(kCallLine));
+    const Dwarf_Attribute* ref = namesFrom(at);
+    sink_.begin(
+        reader_.offsetOf(die_at), parent_scope, a.tag == DW_TAG_inlined_subroutine,
+        at.udata(kCallFile), at.udata(kCallLine),
+        ref != nullptr ? reader_.reference(ref->form, static_cast<const uint8_t*>(ref->valp)) : 0);
     if (!(at.has[kLowPc] && at.has[kHighPc]) && at.has[kRanges] && listRanges(at.attr[kRanges])) {
       return sink_.end();
     }

@@ -34,7 +34,8 @@ namespace strobe::symbolize {
 class ScopeSink {
  public:
   explicit ScopeSink(ScopeOutput& out) : out_(out) {}
-  void begin(uint64_t die, int32_t parent, bool inlined, uint64_t call_file, uint64_t call_line);
+  void begin(uint64_t die, int32_t parent, bool inlined, uint64_t call_file, uint64_t call_line,
+             uint64_t names_from);
   void range(uint64_t lo, uint64_t hi);
   // The scope the DIE became, or -1 when none of its ranges held code.
   [[nodiscard]] int32_t end() const { return scope_; }

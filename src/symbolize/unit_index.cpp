@@ -204,6 +204,7 @@ BuiltUnit UnitBuilder::build(Dwarf* dwarf, uint64_t cu_offset, const DebugSectio
   BuiltUnit b;
   Dwarf_Die cudie;
   if (::dwarf_offdie(dwarf, cu_offset, &cudie) == nullptr) return b;
+  b.language = ::dwarf_srclang(&cudie);
   // Tables are built in the builder's buffers, whose capacity carries over
   // from unit to unit, and copied out at their exact size: vectors grown
   // by doubling in each unit would touch about twice the memory, every

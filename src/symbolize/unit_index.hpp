@@ -43,6 +43,11 @@ inline constexpr uint32_t kGapLine = UINT32_MAX;  // libdw's line numbers are in
 // A subprogram or inlined subroutine with code.
 struct Scope {
   uint64_t die = 0;
+  // The DIE all of this one's names come from, its abstract origin or
+  // specification, when it has no name or declaration attribute of its
+  // own (an inlined instance, an out-of-line copy); 0 when its own DIE must
+  // be read, or the reference is of a form the scan does not follow.
+  uint64_t names_from = 0;
   uint32_t id = 0;      // dense function id: the scope's index until adopted
   int32_t parent = -1;  // the enclosing function scope, -1 at the top
   uint32_t call_file = kNoFile;
@@ -91,6 +96,7 @@ struct BuiltUnit {
   UnitIndex index;
   std::vector<std::string> file_names;  // the line table's files, absolute (DW_AT_comp_dir)
   std::vector<uint64_t> low_pcs;        // per scope: the first address of its first range
+  int language = -1;                    // the unit's DW_AT_language, -1 when absent
 };
 
 // One row of a unit's line program, in program order `order` (file: the

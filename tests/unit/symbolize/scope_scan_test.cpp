@@ -1,6 +1,7 @@
 // scanScopes (strobe stepping over a unit's DIE bytes) against walkScopes
 // (libdw's DIE-by-DIE walk): unit by unit, the same scopes with the same
-// parents, call sites and low_pcs, and the same code ranges in the same
+// parents, call sites, low_pcs and origins they take their names from, and
+// the same code ranges in the same
 // order, for every shape of debug information the tests build: GCC's DWARF 5
 // and DWARF 4, -O0 and -O2, a shared library, zlib- and zstd-compressed
 // sections, Clang's DWARF 5 (addrx, rnglistx and strx forms), the large
@@ -23,6 +24,7 @@ struct Totals {
   size_t scopes = 0;
   size_t inlined = 0;
   size_t ranges = 0;
+  size_t named_by_origin = 0;  // scopes with names_from
 };
 
 void expectSameUnit(const ScopeOutput& scan, const ScopeOutput& walk, const std::string& where) {
@@ -36,6 +38,7 @@ void expectSameUnit(const ScopeOutput& scan, const ScopeOutput& walk, const std:
     EXPECT_EQ(a.inlined, b.inlined) << where << " die " << a.die;
     EXPECT_EQ(a.call_file, b.call_file) << where << " die " << a.die;
     EXPECT_EQ(a.call_line, b.call_line) << where << " die " << a.die;
+    EXPECT_EQ(a.names_from, b.names_from) << where << " die " << a.die;
   }
   EXPECT_EQ(scan.low_pcs, walk.low_pcs) << where;
   ASSERT_EQ(scan.ranges.size(), walk.ranges.size()) << where;
@@ -64,7 +67,10 @@ Totals compareUnits(const std::string& path, size_t stride = 1) {
         ++t.units;
         t.scopes += scan.scopes.size();
         t.ranges += scan.ranges.size();
-        for (const Scope& s : scan.scopes) t.inlined += s.inlined ? 1 : 0;
+        for (const Scope& s : scan.scopes) {
+          t.inlined += s.inlined ? 1 : 0;
+          t.named_by_origin += s.names_from != 0 ? 1 : 0;
+        }
       });
   return t;
 }
@@ -98,6 +104,7 @@ TEST(ScopeScanTest, LargeFixtureReadsAsLibdwWalks) {
   EXPECT_GE(t.units, 13U);  // 12 generated units and main (and a sanitizer's, when built so)
   EXPECT_GT(t.scopes, 10000U);
   EXPECT_GT(t.inlined, 5000U);
+  EXPECT_GT(t.named_by_origin, t.inlined);  // every inlined instance, and out-of-line copies
 }
 
 TEST(ScopeScanTest, LibcSeparateDebugFileReadsAsLibdwWalks) {
