@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <thread>
 
 #include "symbolize/debug_file.hpp"
@@ -14,21 +15,46 @@
 namespace strobe::symbolize {
 namespace {
 
-void appendHex(uint64_t v, int digits, std::string& out) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  char buf[16];
-  for (int i = 15; i >= 0; --i) {
-    buf[i] = kDigits[v & 15];
-    v >>= 4;
-  }
-  out.append(buf + 16 - digits, static_cast<size_t>(digits));
-}
-
 void appendUint(uint64_t v, std::string& out) {
   char buf[24];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
   out.append(buf, r.ptr);
 }
+
+// Builds a piece of text through a raw pointer into a buffer with room
+// for all of it, to be appended to the output at once: one string append
+// per frame instead of one per part (the appends' checks and calls cost
+// more than the copies, over ~70,000 frames a run).
+class Piece {
+ public:
+  // `buf` is grown to hold `room` bytes.
+  Piece(std::string& buf, size_t room) {
+    if (buf.size() < room) buf.resize(room);
+    start_ = p_ = buf.data();
+  }
+  void put(std::string_view s) {
+    std::memcpy(p_, s.data(), s.size());
+    p_ += s.size();
+  }
+  void put(char c) { *p_++ = c; }
+  void putUint(uint64_t v) { p_ = std::to_chars(p_, p_ + 20, v).ptr; }
+  // The low `digits` hex digits of v, zero-padded.
+  void putHex(uint64_t v, int digits) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    for (int i = digits - 1; i >= 0; --i, v >>= 4) p_[i] = kDigits[v & 15];
+    p_ += digits;
+  }
+  void appendTo(std::string& out) const { out.append(start_, static_cast<size_t>(p_ - start_)); }
+
+ private:
+  char* start_;
+  char* p_;
+};
+
+// What a frame's text holds besides its name and file: " at " or a
+// newline, ':', a line, " (discriminator N)", a newline and " (inlined by) ";
+// also room enough for an address line.
+constexpr size_t kFrameRoom = 80;
 
 void appendJsonString(std::string_view s, std::string& out) {
   out.push_back('"');
@@ -138,9 +164,11 @@ std::string_view Addr2Line::demangled(std::string_view name) {
 
 void Addr2Line::text(uint64_t addr, const Addr2LineOptions& opt, std::string& out) {
   if (opt.addresses) {
-    out += "0x";
-    appendHex(addr, address_digits_, out);
-    out += opt.pretty ? ": " : "\n";
+    Piece w(piece_, kFrameRoom);
+    w.put("0x");
+    w.putHex(addr, address_digits_);
+    w.put(opt.pretty ? ": " : "\n");
+    w.appendTo(out);
   }
   bool in_section = inAllocSection(addr);
   bool known = in_section && dwarf_.frames(Svma(addr), frames_);
@@ -185,40 +213,49 @@ void Addr2Line::text(uint64_t addr, const Addr2LineOptions& opt, std::string& ou
   if (frames_.empty()) frames_.push_back(Frame{});  // a symbol, no DWARF
   for (size_t i = 0; i < frames_.size(); ++i) {
     const Frame& f = frames_[i];
+    std::string_view name;
     if (opt.functions) {
-      std::string_view name;
       if (i > 0 || first_is_bfd) {
         name = shown(bfdName(f.function), opt.demangle);
       } else if (!first.empty()) {
         name = opt.demangle ? demangled(first) : first;
       }
-      out += name.empty() ? std::string_view("??") : name;
-      out += opt.pretty ? " at " : "\n";
+      if (name.empty()) name = "??";
     }
-    out += f.file.empty() ? std::string_view("??") : f.file;
-    out.push_back(':');
+    const std::string_view file = f.file.empty() ? std::string_view("??") : f.file;
+    Piece w(piece_, name.size() + file.size() + kFrameRoom);
+    if (opt.functions) {
+      w.put(name);
+      w.put(opt.pretty ? " at " : "\n");
+    }
+    w.put(file);
+    w.put(':');
     if (f.line != 0) {
-      appendUint(f.line, out);
+      w.putUint(f.line);
       if (frames_[0].discriminator != 0) {
-        out += " (discriminator ";
-        appendUint(frames_[0].discriminator, out);
-        out.push_back(')');
+        w.put(" (discriminator ");
+        w.putUint(frames_[0].discriminator);
+        w.put(')');
       }
     } else {
-      out.push_back('?');
+      w.put('?');
     }
-    out.push_back('\n');
-    if (!opt.inlines || i + 1 == frames_.size() || !f.inlined) break;
-    if (opt.pretty) out += " (inlined by) ";
+    w.put('\n');
+    const bool last = !opt.inlines || i + 1 == frames_.size() || !f.inlined;
+    if (!last && opt.pretty) w.put(" (inlined by) ");
+    w.appendTo(out);
+    if (last) break;
   }
 }
 
 void Addr2Line::json(uint64_t addr, std::string& out) {
   named_.clear();
   if (inAllocSection(addr)) nameFrames(dwarf_, symbols_, Svma(addr), frames_, named_);
-  out += "{\"address\":\"0x";
-  appendHex(addr, address_digits_, out);
-  out += "\",\"frames\":[";
+  Piece w(piece_, kFrameRoom);
+  w.put("{\"address\":\"0x");
+  w.putHex(addr, address_digits_);
+  w.put("\",\"frames\":[");
+  w.appendTo(out);
   for (size_t i = 0; i < named_.size(); ++i) {
     const NamedFrame& f = named_[i];
     if (i > 0) out.push_back(',');

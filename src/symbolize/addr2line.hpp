@@ -79,6 +79,7 @@ class Addr2Line {
   // Names are interned (DwarfIndex, SymbolTable): keyed by their address.
   std::unordered_map<const char*, std::string> demangled_;
   std::vector<Frame> frames_;
+  std::string piece_;  // text() builds each frame's lines here
   std::vector<NamedFrame> named_;
 };
 
