@@ -43,6 +43,11 @@ struct Abbrev {
     int64_t implicit;  // DW_FORM_implicit_const's value
   };
   std::vector<Attr> attrs;
+  // For the DieAttrs whose name list is at `slots_of` (the last one to read
+  // a DIE of this abbreviation): each attribute's slot in it, -1 when not
+  // wanted. Learnt on first use, so a read compares no names.
+  mutable const void* slots_of = nullptr;
+  mutable std::vector<int8_t> slots;
 };
 
 class UnitReader {
@@ -124,15 +129,26 @@ struct DieAttrs {
   // The DIE whose values start at `p` (just past its code), advancing p
   // past them; false on data the reader cannot step over.
   bool read(const UnitReader& r, const Abbrev& a, const uint8_t*& p) {
-    for (const Abbrev::Attr& at : a.attrs) {
-      for (size_t i = 0; i < kNames.size(); ++i) {
-        if (kNames[i] != at.name) continue;
-        if (!has[i]) {
-          attr[i] = Dwarf_Attribute{at.name, at.form, const_cast<uint8_t*>(p), r.cu()};
-          implicit[i] = at.implicit;
-          has[i] = true;
+    static_assert(sizeof...(Names) < 128, "slots are int8_t");
+    if (a.slots_of != kNames.data()) {
+      a.slots.assign(a.attrs.size(), -1);
+      for (size_t j = 0; j < a.attrs.size(); ++j) {
+        for (size_t i = 0; i < kNames.size(); ++i) {
+          if (kNames[i] == a.attrs[j].name) {
+            a.slots[j] = static_cast<int8_t>(i);
+            break;
+          }
         }
-        break;
+      }
+      a.slots_of = kNames.data();
+    }
+    for (size_t j = 0; j < a.attrs.size(); ++j) {
+      const Abbrev::Attr& at = a.attrs[j];
+      const int i = a.slots[j];
+      if (i >= 0 && !has[i]) {
+        attr[i] = Dwarf_Attribute{at.name, at.form, const_cast<uint8_t*>(p), r.cu()};
+        implicit[i] = at.implicit;
+        has[i] = true;
       }
       if (!r.skipForm(at.form, p)) return false;
     }
