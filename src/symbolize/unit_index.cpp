@@ -1,6 +1,7 @@
 #include "symbolize/unit_index.hpp"
 
 #include "symbolize/line_program.hpp"
+#include "symbolize/radix_sort.hpp"
 #include "symbolize/scope_scan.hpp"
 
 #include <dwarf.h>
@@ -110,13 +111,12 @@ void paint(const std::vector<CodeRange>& ranges, PaintBuffers& buf, UnitIndex& u
     bounds.push_back(r.lo);
     bounds.push_back(r.hi);
   }
-  std::sort(bounds.begin(), bounds.end());
+  radixSort(bounds, buf.bounds_scratch, [](uint64_t a) { return a; });
   bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
   std::vector<uint32_t>& by_lo = buf.by_lo;
   by_lo.resize(ranges.size());
   for (uint32_t i = 0; i < by_lo.size(); ++i) by_lo[i] = i;
-  std::stable_sort(by_lo.begin(), by_lo.end(),
-                   [&](uint32_t a, uint32_t b) { return ranges[a].lo < ranges[b].lo; });
+  radixSort(by_lo, buf.by_lo_scratch, [&](uint32_t i) { return ranges[i].lo; });
   std::vector<uint32_t>& heap = buf.heap;  // max-heap of range indexes
   heap.clear();
   size_t next = 0;

@@ -132,8 +132,8 @@ struct ScopeOutput {
 
 // Scratch space of painting scopes into segments.
 struct PaintBuffers {
-  std::vector<uint64_t> bounds;
-  std::vector<uint32_t> by_lo;
+  std::vector<uint64_t> bounds, bounds_scratch;
+  std::vector<uint32_t> by_lo, by_lo_scratch;
   std::vector<uint32_t> heap;
 };
 
