@@ -85,7 +85,7 @@ uint64_t UnitReader::reference(unsigned form, const uint8_t* p) const {
     default:
       return 0;
   }
-  const uint64_t unit_offset = unit_die_offset_ - static_cast<uint64_t>(first_ - unit_start_);
+  const uint64_t unit_offset = unitOffset();
   return ok && v <= UINT64_MAX - unit_offset ? unit_offset + v : 0;
 }
 
@@ -166,28 +166,12 @@ const uint8_t* UnitReader::siblingOf(const Abbrev& a, const uint8_t* p,
   for (int i = 0; i < a.sibling; ++i) {
     if (!skipForm(a.attrs[i].form, p)) return nullptr;
   }
-  uint64_t off = 0;
-  switch (a.attrs[a.sibling].form) {
-    case DW_FORM_ref1:
-      if (!fixedValue<uint8_t>(p, off)) return nullptr;
-      break;
-    case DW_FORM_ref2:
-      if (!fixedValue<uint16_t>(p, off)) return nullptr;
-      break;
-    case DW_FORM_ref4:
-      if (!fixedValue<uint32_t>(p, off)) return nullptr;
-      break;
-    case DW_FORM_ref8:
-      if (!fixedValue<uint64_t>(p, off)) return nullptr;
-      break;
-    case DW_FORM_ref_udata:
-      if (!uleb(p, end_, off)) return nullptr;
-      break;
-    default:
-      return nullptr;
+  const uint64_t target = reference(a.attrs[a.sibling].form, p);
+  const uint64_t unit_offset = unitOffset();
+  if (target < unit_offset || target - unit_offset > static_cast<uint64_t>(end_ - unit_start_)) {
+    return nullptr;
   }
-  if (off > static_cast<uint64_t>(end_ - unit_start_)) return nullptr;
-  const uint8_t* to = unit_start_ + off;
+  const uint8_t* to = unit_start_ + (target - unit_offset);
   return to > after ? to : nullptr;
 }
 

@@ -90,6 +90,10 @@ class UnitReader {
   static bool uleb(const uint8_t*& p, const uint8_t* end, uint64_t& out);
 
  private:
+  // The .debug_info offset of the unit's header.
+  [[nodiscard]] uint64_t unitOffset() const {
+    return unit_die_offset_ - static_cast<uint64_t>(first_ - unit_start_);
+  }
   int formSize(unsigned form) const;
   bool skipForm(unsigned form, const uint8_t*& p, int depth) const;
   bool learn(const uint8_t* die_at, Abbrev& a);
