@@ -1,11 +1,11 @@
 // scanScopes (strobe stepping over a unit's DIE bytes) against walkScopes
 // (libdw's DIE-by-DIE walk): unit by unit, the same scopes with the same
 // parents, call sites, low_pcs and origins they take their names from, and
-// the same code ranges in the same
-// order, for every shape of debug information the tests build: GCC's DWARF 5
-// and DWARF 4, -O0 and -O2, a shared library, zlib- and zstd-compressed
-// sections, Clang's DWARF 5 (addrx, rnglistx and strx forms), the large
-// generated fixture, and libc's separate debug file. The scan must also be
+// the same code ranges in the same order, for every shape of debug
+// information the tests build: GCC's DWARF 5 and DWARF 4, -O0 and -O2, a
+// shared library, zlib- and zstd-compressed sections, Clang's DWARF 5
+// (addrx, rnglistx and strx forms), the large generated fixture, and
+// libc's separate debug file. The scan must also be
 // the path taken: a unit it gave up on would pass unnoticed otherwise.
 #include <elfutils/libdw.h>
 #include <gtest/gtest.h>
