@@ -72,22 +72,12 @@ int runSymbolize(const SymbolizeArgs& a) {
   // strobe through a pipe gets them before strobe reads again); false when
   // they cannot be written.
   auto answer = [&](const std::vector<uint64_t>& batch) {
-    // The debug information the batch needs is read on every CPU at once.
-    e.prepare(batch);
-    for (uint64_t addr : batch) {
-      if (a.json) {
-        e.json(addr, out);
-      } else {
-        e.text(addr, a.opt, out);
-      }
-      if (out.size() > kChunk) {
-        if (!writeAll(out)) return false;
-        out.clear();
-      }
-    }
-    bool ok = writeAll(out) && std::fflush(stdout) == 0;
-    out.clear();
-    return ok;
+    auto write = [](std::string& s) {
+      const bool ok = writeAll(s);
+      s.clear();
+      return ok;
+    };
+    return e.answer(batch, a.opt, a.json, out, kChunk, write) && std::fflush(stdout) == 0;
   };
   auto cannotWrite = [] {
     logError(std::string("cannot write the answers: ") + std::strerror(errno),

@@ -11,6 +11,7 @@
 
 #include "symbolize/debug_file.hpp"
 #include "symbolize/demangle.hpp"
+#include "symbolize/radix_sort.hpp"
 
 namespace strobe::symbolize {
 namespace {
@@ -55,6 +56,10 @@ class Piece {
 // newline, ':', a line, " (discriminator N)", a newline and " (inlined by) ";
 // also room enough for an address line.
 constexpr size_t kFrameRoom = 80;
+
+// Addresses looked up together in address order (Addr2Line::lookUpWindow):
+// about 1.5 MB of frames at most.
+constexpr size_t kWindow = 4096;
 
 void appendJsonString(std::string_view s, std::string& out) {
   out.push_back('"');
@@ -125,11 +130,45 @@ bool Addr2Line::inAllocSection(uint64_t addr) const {
   return false;
 }
 
-void Addr2Line::prepare(const std::vector<uint64_t>& addrs) {
+bool Addr2Line::answer(const std::vector<uint64_t>& addrs, const Addr2LineOptions& opt,
+                       bool as_json, std::string& out, size_t chunk, const Flush& flush) {
   std::vector<Svma> pcs;
   pcs.reserve(addrs.size());
   for (uint64_t a : addrs) pcs.emplace_back(a);
   dwarf_.prepare(pcs, std::max(1U, std::thread::hardware_concurrency()));
+  for (size_t from = 0; from < addrs.size(); from += kWindow) {
+    const size_t to = std::min(addrs.size(), from + kWindow);
+    if (!as_json) lookUpWindow(addrs, from, to);
+    for (size_t i = from; i < to; ++i) {
+      if (as_json) {
+        json(addrs[i], out);
+      } else {
+        const Looked& l = looked_[i - from];
+        text(addrs[i], l.in_section, {window_frames_.data() + l.begin, l.count}, opt, out);
+      }
+      if (out.size() > chunk && !flush(out)) return false;
+    }
+  }
+  return flush(out);
+}
+
+void Addr2Line::lookUpWindow(const std::vector<uint64_t>& addrs, size_t from, size_t to) {
+  order_.resize(to - from);
+  for (size_t i = from; i < to; ++i) order_[i - from] = static_cast<uint32_t>(i - from);
+  radixSort(order_, order_scratch_, [&](uint32_t i) { return addrs[from + i]; });
+  looked_.resize(to - from);
+  window_frames_.clear();
+  for (uint32_t i : order_) {
+    const uint64_t addr = addrs[from + i];
+    Looked& l = looked_[i];
+    l.in_section = inAllocSection(addr);
+    l.begin = static_cast<uint32_t>(window_frames_.size());
+    l.count = 0;
+    if (l.in_section && dwarf_.frames(Svma(addr), frames_)) {
+      window_frames_.insert(window_frames_.end(), frames_.begin(), frames_.end());
+      l.count = static_cast<uint32_t>(frames_.size());
+    }
+  }
 }
 
 Addr2Line::BfdName& Addr2Line::bfdName(uint32_t function) {
@@ -162,7 +201,8 @@ std::string_view Addr2Line::demangled(std::string_view name) {
   return it->second;
 }
 
-void Addr2Line::text(uint64_t addr, const Addr2LineOptions& opt, std::string& out) {
+void Addr2Line::text(uint64_t addr, bool in_section, std::span<const Frame> frames,
+                     const Addr2LineOptions& opt, std::string& out) {
   if (opt.addresses) {
     Piece w(piece_, kFrameRoom);
     w.put("0x");
@@ -170,19 +210,17 @@ void Addr2Line::text(uint64_t addr, const Addr2LineOptions& opt, std::string& ou
     w.put(opt.pretty ? ": " : "\n");
     w.appendTo(out);
   }
-  bool in_section = inAllocSection(addr);
-  bool known = in_section && dwarf_.frames(Svma(addr), frames_);
-  if (!known) frames_.clear();
-  bool has_function = known && frames_.back().die != 0;
-  bool has_line = known && !frames_[0].file.empty();
+  const bool known = !frames.empty();
+  bool has_function = known && frames.back().die != 0;
+  bool has_line = known && !frames[0].file.empty();
 
   // The innermost name, as binutils' _bfd_dwarf2_find_nearest_line picks it.
   std::string_view first;
-  bool first_is_bfd = false;  // first is bfdName(frames_[0].function).name
+  bool first_is_bfd = false;  // first is bfdName(frames[0].function).name
   bool found = has_line;
   if (has_function) {
     found = true;
-    BfdName& b = bfdName(frames_[0].function);
+    BfdName& b = bfdName(frames[0].function);
     if (b.is_linkage) {
       first_is_bfd = true;
     } else {
@@ -191,7 +229,7 @@ void Addr2Line::text(uint64_t addr, const Addr2LineOptions& opt, std::string& ou
         first_is_bfd = true;
       } else {
         first = sym->name;
-        if (sym->start.v == dwarf_.function(frames_[0].function).low_pc) {
+        if (sym->start.v == dwarf_.function(frames[0].function).low_pc) {
           b.name = sym->name;
           b.demangled = {};
         }
@@ -210,9 +248,10 @@ void Addr2Line::text(uint64_t addr, const Addr2LineOptions& opt, std::string& ou
     out += "??:0\n";
     return;
   }
-  if (frames_.empty()) frames_.push_back(Frame{});  // a symbol, no DWARF
-  for (size_t i = 0; i < frames_.size(); ++i) {
-    const Frame& f = frames_[i];
+  static const Frame kNoDwarf;
+  if (frames.empty()) frames = {&kNoDwarf, 1};  // a symbol, no DWARF
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const Frame& f = frames[i];
     std::string_view name;
     if (opt.functions) {
       if (i > 0 || first_is_bfd) {
@@ -232,16 +271,16 @@ void Addr2Line::text(uint64_t addr, const Addr2LineOptions& opt, std::string& ou
     w.put(':');
     if (f.line != 0) {
       w.putUint(f.line);
-      if (frames_[0].discriminator != 0) {
+      if (frames[0].discriminator != 0) {
         w.put(" (discriminator ");
-        w.putUint(frames_[0].discriminator);
+        w.putUint(frames[0].discriminator);
         w.put(')');
       }
     } else {
       w.put('?');
     }
     w.put('\n');
-    const bool last = !opt.inlines || i + 1 == frames_.size() || !f.inlined;
+    const bool last = !opt.inlines || i + 1 == frames.size() || !f.inlined;
     if (!last && opt.pretty) w.put(" (inlined by) ");
     w.appendTo(out);
     if (last) break;

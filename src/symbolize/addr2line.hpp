@@ -1,15 +1,16 @@
 // Addr2Line: `strobe symbolize`'s engine; answers like binutils addr2line.
 //
-// text() prints exactly what `addr2line -e FILE [-a] [-f] [-i] [-C] [-p]`
-// prints for one address (GNU binutils 2.40 output, byte for byte, including
+// answer() prints exactly what `addr2line -e FILE [-a] [-f] [-i] [-C] [-p]`
+// prints for each address (GNU binutils 2.40 output, byte for byte, including
 // "??", "??:0", "file:?", " (discriminator N)" and " (inlined by) "), using
 // strobe's DWARF index. To be a drop-in replacement it also reproduces how
 // binutils names the innermost frame: a DWARF function without a linkage name
 // (a static C++ function, also when inlined) is named by the ELF symbol that
 // covers the address, and a function whose start matches that symbol keeps
 // the symbol's name afterwards (so answers can depend on earlier addresses,
-// as in addr2line). A stripped file's separate debug file is found as
-// binutils finds it (build-id under /usr/lib/debug, .gnu_debuglink). json() gives strobe's own
+// as in addr2line: lookups may run in any order, naming runs in
+// the input's). A stripped file's separate debug file is found as
+// binutils finds it (build-id under /usr/lib/debug, .gnu_debuglink). --json gives strobe's own
 // names instead (see frame_names.hpp): one JSON object per address, one line each.
 //
 // Owns: the ELF file, its symbols and DWARF index, and memoized names.
@@ -17,7 +18,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -44,14 +47,16 @@ class Addr2Line {
  public:
   static Result<std::unique_ptr<Addr2Line>> open(const std::string& path);
 
-  // Reads, on every CPU, the debug information the answers for `addrs` will
-  // need; text() and json() give the same answers with or without it.
-  void prepare(const std::vector<uint64_t>& addrs);
-  // Appends addr2line's answer for `addr` (an address as stated in the file).
-  void text(uint64_t addr, const Addr2LineOptions& opt, std::string& out);
-  // Appends {"address":"0x…","frames":[{"function","system_name","file",
-  // "line","inlined"}…]} and a newline; frames innermost first.
-  void json(uint64_t addr, std::string& out);
+  // Appends the answers for `addrs` (addresses as stated in the file) to
+  // `out` in their order, and calls `flush(out)` whenever out passes
+  // `chunk` bytes and at the end (flush writes and empties it; false stops
+  // the answers and makes answer() false). Each answer is addr2line's for
+  // `opt`, or with `as_json` one line {"address":"0x…","frames":[{"function",
+  // "system_name","file","line","inlined"}…]}, frames innermost first. The
+  // debug information the answers need is read on every CPU first.
+  using Flush = std::function<bool(std::string&)>;
+  bool answer(const std::vector<uint64_t>& addrs, const Addr2LineOptions& opt, bool as_json,
+              std::string& out, size_t chunk, const Flush& flush);
 
  private:
   explicit Addr2Line(ElfFile elf);
@@ -65,6 +70,15 @@ class Addr2Line {
   std::string_view shown(BfdName& b, bool demangle);
   std::string_view demangled(std::string_view name);
   bool inAllocSection(uint64_t addr) const;
+  // The frames of addrs[from, to) into looked_ and window_frames_, looked
+  // up in address order: neighbouring lookups read neighbouring rows and
+  // scopes, where input order jumps across the whole index.
+  void lookUpWindow(const std::vector<uint64_t>& addrs, size_t from, size_t to);
+  // Appends addr2line's answer for `addr`, whose frames are `frames`
+  // (DwarfIndex::frames; empty when unknown or not in a section).
+  void text(uint64_t addr, bool in_section, std::span<const Frame> frames,
+            const Addr2LineOptions& opt, std::string& out);
+  void json(uint64_t addr, std::string& out);
 
   ElfFile elf_;
   std::unique_ptr<ElfFile> debug_;  // separate debug file (debug_file.hpp), when used
@@ -81,6 +95,14 @@ class Addr2Line {
   std::vector<Frame> frames_;
   std::string piece_;  // text() builds each frame's lines here
   std::vector<NamedFrame> named_;
+  struct Looked {
+    uint32_t begin = 0;  // in window_frames_
+    uint32_t count = 0;
+    bool in_section = false;
+  };
+  std::vector<Looked> looked_;  // by address of the window
+  std::vector<Frame> window_frames_;
+  std::vector<uint32_t> order_, order_scratch_;
 };
 
 }  // namespace strobe::symbolize
