@@ -357,6 +357,8 @@ struct DwarfIndex::Impl {
     FunctionInfo& info = functions[id];
     if (resolved[id]) return info;
     resolved[id] = true;
+    // Grown once: rehashing relinks every node, a cache miss each.
+    if (chain_names.empty()) chain_names.reserve(functions.size());
     ChainNames n;
     if (names_from[id] != 0) {
       // All of the DIE's names are its origin's (or specification's): the
