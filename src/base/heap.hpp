@@ -1,7 +1,9 @@
 // The malloc policy of a short-lived command that builds a large in-memory
 // index and then exits (`strobe symbolize`): the heap grows in large steps
-// and keeps what it has, one arena serves every thread, and the heap's
-// first 64 MB are advised for transparent huge pages.
+// and keeps what it has, one arena serves every thread, the heap's first
+// 64 MB are advised for transparent huge pages, and allocations start at
+// the first huge page boundary (the part of the heap below it can only
+// have small pages; it is reserved and never touched).
 //
 // Why: a symbolization of 20,000 addresses builds ~15 MB of tables in
 // vectors that grow, are copied and freed; with glibc's defaults every
