@@ -89,7 +89,7 @@ uint64_t UnitReader::reference(unsigned form, const uint8_t* p) const {
   return ok && v <= UINT64_MAX - unit_offset ? unit_offset + v : 0;
 }
 
-const Abbrev* UnitReader::abbrev(const uint8_t*& p) {
+const Abbrev* UnitReader::abbrevSlow(const uint8_t*& p) {
   const uint8_t* at = p;
   uint64_t code = 0;
   if (!uleb(p, end_, code)) {
@@ -151,8 +151,9 @@ bool UnitReader::learn(const uint8_t* die_at, Abbrev& a) {
   };
   if (::dwarf_getattrs(&d, collect, &l, 0) != 1 || !l.ok) return false;
   int fixed = 0;
-  for (const Abbrev::Attr& at : a.attrs) {
+  for (Abbrev::Attr& at : a.attrs) {
     int size = formSize(at.form);
+    at.size = size == kVariableSize ? -1 : size;
     fixed = size == kVariableSize || fixed == kVariableSize ? kVariableSize : fixed + size;
   }
   a.fixed = fixed >= kVariableSize ? kVariableSize : static_cast<uint16_t>(fixed);

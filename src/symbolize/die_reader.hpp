@@ -41,6 +41,7 @@ struct Abbrev {
     unsigned name;
     unsigned form;
     int64_t implicit;  // DW_FORM_implicit_const's value
+    int size = -1;     // the value's byte size when the form fixes it, else -1
   };
   std::vector<Attr> attrs;
   // For the DieAttrs whose name list is at `slots_of` (the last one to read
@@ -75,7 +76,21 @@ class UnitReader {
 
   // The abbreviation of the DIE at `p`, advancing past its code; nullptr
   // for a null entry (p advanced past it) or on error (failed() is true).
-  const Abbrev* abbrev(const uint8_t*& p);
+  const Abbrev* abbrev(const uint8_t*& p) {
+    // Most codes take one byte and name an abbreviation already learnt.
+    if (p < end_ && *p < 0x80) {
+      const uint8_t code = *p;
+      if (code == 0) {
+        ++p;
+        return nullptr;
+      }
+      if (code < abbrevs_.size() && abbrevs_[code].known) {
+        ++p;
+        return &abbrevs_[code];
+      }
+    }
+    return abbrevSlow(p);
+  }
   [[nodiscard]] bool failed() const { return failed_; }
   // Steps over one value of `form`, over all of a DIE's values (p: just
   // past its code), or over a DIE's children (p: just past its values).
@@ -97,6 +112,7 @@ class UnitReader {
   int formSize(unsigned form) const;
   bool skipForm(unsigned form, const uint8_t*& p, int depth) const;
   bool learn(const uint8_t* die_at, Abbrev& a);
+  const Abbrev* abbrevSlow(const uint8_t*& p);
   template <typename T>
   bool fixedValue(const uint8_t*& p, uint64_t& out) const {
     if (static_cast<size_t>(end_ - p) < sizeof(T)) return false;
@@ -120,15 +136,26 @@ class UnitReader {
   bool failed_ = false;
 };
 
+// A little-endian value of type T at p (the reader's units are little-endian).
+template <typename T>
+T littleEndian(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
 // The first attribute of each wanted name on one DIE (slot i holds
 // Names[i], as dwarf_attr would find it), read by a UnitReader or, for a
 // unit it does not read, by one libdw dwarf_getattrs pass.
 template <unsigned... Names>
 struct DieAttrs {
   static constexpr std::array<unsigned, sizeof...(Names)> kNames{Names...};
-  std::array<Dwarf_Attribute, sizeof...(Names)> attr{};
+  // attr[i] and implicit[i] are set when has[i] is (left uninitialised: a
+  // scan fills one of these per function DIE).
+  std::array<Dwarf_Attribute, sizeof...(Names)> attr;
   std::array<bool, sizeof...(Names)> has{};
-  std::array<int64_t, sizeof...(Names)> implicit{};  // of DW_FORM_implicit_const values
+  std::array<int64_t, sizeof...(Names)> implicit;  // of DW_FORM_implicit_const values
+  bool from_reader = false;  // read from a UnitReader's unit: little-endian, checked sizes
 
   // The DIE whose values start at `p` (just past its code), advancing p
   // past them; false on data the reader cannot step over.
@@ -146,6 +173,7 @@ struct DieAttrs {
       }
       a.slots_of = kNames.data();
     }
+    const uint8_t* end = r.end();
     for (size_t j = 0; j < a.attrs.size(); ++j) {
       const Abbrev::Attr& at = a.attrs[j];
       const int i = a.slots[j];
@@ -154,17 +182,50 @@ struct DieAttrs {
         implicit[i] = at.implicit;
         has[i] = true;
       }
-      if (!r.skipForm(at.form, p)) return false;
+      if (at.size >= 0) {
+        if (end - p < at.size) return false;
+        p += at.size;
+      } else if (!r.skipForm(at.form, p)) {
+        return false;
+      }
     }
+    from_reader = true;
     return true;
   }
   // Through libdw; false when libdw cannot read the DIE's attributes.
-  bool read(Dwarf_Die* die) { return ::dwarf_getattrs(die, &collect, this, 0) >= 0; }
+  bool read(Dwarf_Die* die) {
+    from_reader = false;
+    return ::dwarf_getattrs(die, &collect, this, 0) >= 0;
+  }
 
   // Slot i's value as an unsigned constant; nullopt when absent or not one.
   [[nodiscard]] std::optional<uint64_t> constant(size_t i) const {
     if (!has[i]) return std::nullopt;
     if (attr[i].form == DW_FORM_implicit_const) return static_cast<uint64_t>(implicit[i]);
+    if (from_reader) {
+      // The usual forms, as dwarf_formudata reads them; their sizes were
+      // checked when the reader stepped over them.
+      const uint8_t* v = attr[i].valp;
+      switch (attr[i].form) {
+        case DW_FORM_data1:
+          return v[0];
+        case DW_FORM_data2:
+          return littleEndian<uint16_t>(v);
+        case DW_FORM_data4:
+          return littleEndian<uint32_t>(v);
+        case DW_FORM_data8:
+          return littleEndian<uint64_t>(v);
+        case DW_FORM_udata: {
+          uint64_t out = 0;
+          for (unsigned shift = 0;; shift += 7, ++v) {
+            if (shift < 64) out |= static_cast<uint64_t>(*v & 0x7f) << shift;
+            if ((*v & 0x80) == 0) return out;
+          }
+        }
+        default:
+          break;
+      }
+    }
     Dwarf_Word v = 0;
     Dwarf_Attribute a = attr[i];
     if (::dwarf_formudata(&a, &v) != 0) return std::nullopt;

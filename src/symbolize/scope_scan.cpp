@@ -228,11 +228,42 @@ class Scanner {
     if (!(at.has[kLowPc] && at.has[kHighPc]) && at.has[kRanges] && listRanges(at.attr[kRanges])) {
       return sink_.end();
     }
+    if (std::optional<std::pair<uint64_t, uint64_t>> pc = lowHigh(at)) {
+      sink_.range(pc->first, pc->second);
+      return sink_.end();
+    }
     Dwarf_Die d{};
     d.addr = const_cast<uint8_t*>(die_at);
     d.cu = cudie_.cu;
     addRanges(&d, at.get(kLowPc), at.get(kHighPc), sink_);
     return sink_.end();
+  }
+
+  // lowHigh() above for the usual forms, from the values' bytes: low_pc an
+  // address, high_pc an address or a length. nullopt for other forms
+  // (DW_FORM_addrx, ...), which libdw reads.
+  std::optional<std::pair<uint64_t, uint64_t>> lowHigh(const ScopeAttrs& at) const {
+    if (!at.has[kLowPc] || !at.has[kHighPc] || at.attr[kLowPc].form != DW_FORM_addr) {
+      return std::nullopt;
+    }
+    auto address = [&](const unsigned char* v) {
+      uint64_t a = 0;
+      std::memcpy(&a, v, static_cast<size_t>(reader_.addressSize()));  // little-endian
+      return a;
+    };
+    const uint64_t lo = address(at.attr[kLowPc].valp);
+    switch (at.attr[kHighPc].form) {
+      case DW_FORM_addr:
+        return std::make_pair(lo, address(at.attr[kHighPc].valp));
+      case DW_FORM_data1:
+      case DW_FORM_data2:
+      case DW_FORM_data4:
+      case DW_FORM_data8:
+      case DW_FORM_udata:
+        return std::make_pair(lo, lo + at.udata(kHighPc));
+      default:
+        return std::nullopt;
+    }
   }
 
   // A DW_AT_ranges list read from the sections into the sink, as
