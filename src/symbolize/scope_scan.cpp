@@ -228,7 +228,7 @@ class Scanner {
     if (!(at.has[kLowPc] && at.has[kHighPc]) && at.has[kRanges] && listRanges(at.attr[kRanges])) {
       return sink_.end();
     }
-    if (std::optional<std::pair<uint64_t, uint64_t>> pc = lowHigh(at)) {
+    if (std::optional<std::pair<uint64_t, uint64_t>> pc = bytesLowHigh(at)) {
       sink_.range(pc->first, pc->second);
       return sink_.end();
     }
@@ -242,7 +242,7 @@ class Scanner {
   // lowHigh() above for the usual forms, from the values' bytes: low_pc an
   // address, high_pc an address or a length. nullopt for other forms
   // (DW_FORM_addrx, ...), which libdw reads.
-  std::optional<std::pair<uint64_t, uint64_t>> lowHigh(const ScopeAttrs& at) const {
+  std::optional<std::pair<uint64_t, uint64_t>> bytesLowHigh(const ScopeAttrs& at) const {
     if (!at.has[kLowPc] || !at.has[kHighPc] || at.attr[kLowPc].form != DW_FORM_addr) {
       return std::nullopt;
     }
