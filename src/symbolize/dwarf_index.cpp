@@ -22,6 +22,7 @@ struct UnitRange {
   uint64_t low = 0;
   uint64_t high = 0;  // exclusive
   Dwarf_Off die = 0;
+  uint32_t unit = 0;  // the unit's dense number, 0 to unit_count - 1
 };
 
 // Languages whose names binutils does not demangle (its mangle_style() == 0).
@@ -81,6 +82,7 @@ struct DwarfIndex::Impl {
     Dwarf_Die cudie;
     Dwarf_Half version = 0;
     uint8_t unit_type = 0;
+    uint32_t count = 0;
     while (::dwarf_get_units(dwarf, cu, &next, &version, &unit_type, &cudie, nullptr) == 0) {
       cu = next;
       if (unit_type != DW_UT_compile && unit_type != DW_UT_partial) continue;
@@ -88,30 +90,37 @@ struct DwarfIndex::Impl {
       Dwarf_Addr low = 0;
       Dwarf_Addr high = 0;
       ptrdiff_t off = 0;
+      bool any = false;
       while ((off = ::dwarf_ranges(&cudie, off, &base, &low, &high)) > 0) {
-        if (low < high) unit_ranges.push_back(UnitRange{low, high, ::dwarf_dieoffset(&cudie)});
+        if (low >= high) continue;
+        unit_ranges.push_back(UnitRange{low, high, ::dwarf_dieoffset(&cudie), count});
+        any = true;
       }
+      count += any ? 1 : 0;
     }
     std::sort(unit_ranges.begin(), unit_ranges.end(),
               [](const UnitRange& a, const UnitRange& b) { return a.low < b.low; });
-    std::vector<Dwarf_Off> dies;
-    for (const UnitRange& r : unit_ranges) dies.push_back(r.die);
-    std::sort(dies.begin(), dies.end());
-    unit_count = static_cast<size_t>(std::unique(dies.begin(), dies.end()) - dies.begin());
+    unit_count = count;
+  }
+
+  // The range covering pc among the units' own ranges, or nullptr. Unit
+  // ranges rarely overlap; look a few ranges back, never scan them all.
+  const UnitRange* rangeFor(uint64_t pc) {
+    if (!unit_ranges_built) buildUnitRanges();
+    auto it = std::upper_bound(unit_ranges.begin(), unit_ranges.end(), pc,
+                               [](uint64_t a, const UnitRange& r) { return a < r.low; });
+    for (int steps = 0; it != unit_ranges.begin() && steps < 8; ++steps) {
+      --it;
+      if (pc < it->high) return &*it;
+    }
+    return nullptr;
   }
 
   // The unit covering pc: the units' own ranges first, then .debug_aranges.
   // The hot path touches no libdw: ranges carry the unit's slot.
   UnitIndex* unitFor(uint64_t pc) {
     if (dwarf == nullptr) return nullptr;
-    if (!unit_ranges_built) buildUnitRanges();
-    auto it = std::upper_bound(unit_ranges.begin(), unit_ranges.end(), pc,
-                               [](uint64_t a, const UnitRange& r) { return a < r.low; });
-    // Unit ranges rarely overlap; look a few ranges back, never scan them all.
-    for (int steps = 0; it != unit_ranges.begin() && steps < 8; ++steps) {
-      --it;
-      if (pc < it->high) return unitAt(it->die);
-    }
+    if (const UnitRange* r = rangeFor(pc)) return unitAt(r->die);
     Dwarf_Die cudie;
     if (::dwarf_addrdie(dwarf, pc, &cudie) == nullptr) return nullptr;
     return unitAt(::dwarf_dieoffset(&cudie));
@@ -151,20 +160,12 @@ struct DwarfIndex::Impl {
     if (!unit_ranges_built) buildUnitRanges();
     std::vector<Dwarf_Off> need;
     if (units.size() >= unit_count) return need;  // all built
-    std::unordered_set<Dwarf_Off> seen;
-    Dwarf_Off last = 0;  // addresses come in runs of one unit: skip the lookup
+    std::vector<bool> seen(unit_count);
     for (uint64_t pc : pcs) {
-      auto it = std::upper_bound(unit_ranges.begin(), unit_ranges.end(), pc,
-                                 [](uint64_t a, const UnitRange& r) { return a < r.low; });
-      for (int steps = 0; it != unit_ranges.begin() && steps < 8; ++steps) {
-        --it;
-        if (pc < it->high) {
-          if (it->die != last && seen.insert(it->die).second && units.find(it->die) == units.end())
-            need.push_back(it->die);
-          last = it->die;
-          break;
-        }
-      }
+      const UnitRange* r = rangeFor(pc);
+      if (r == nullptr || seen[r->unit]) continue;
+      seen[r->unit] = true;
+      if (units.find(r->die) == units.end()) need.push_back(r->die);
     }
     std::sort(need.begin(), need.end());
     return need;
