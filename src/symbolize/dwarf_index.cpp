@@ -13,6 +13,7 @@
 #include "symbolize/die_reader.hpp"
 #include "symbolize/elf_file.hpp"
 #include "symbolize/line_program.hpp"
+#include "symbolize/offset_map.hpp"
 #include "symbolize/unit_index.hpp"
 
 namespace strobe::symbolize {
@@ -265,10 +266,12 @@ struct DwarfIndex::Impl {
   // inlined instances and out-of-line copies of one function share them,
   // so each is read once. The concrete DIEs function() starts from are
   // each read once anyway and are not kept.
-  const ChainNames& chainNames(Dwarf_Die* die, int chain) {
-    Dwarf_Off off = ::dwarf_dieoffset(die);
-    if (auto it = chain_names.find(off); it != chain_names.end()) return it->second;
-    return chain_names.emplace(off, readChain(die, chain)).first->second;
+  ChainNames chainNames(Dwarf_Die* die, int chain) {
+    const Dwarf_Off off = ::dwarf_dieoffset(die);
+    if (const ChainNames* known = chain_names.find(off)) return *known;
+    ChainNames n = readChain(die, chain);
+    chain_names.insert(off, n);
+    return n;
   }
 
   // The unit's reader, or nullptr when libdw reads it (die_reader.hpp).
@@ -313,7 +316,7 @@ struct DwarfIndex::Impl {
                                                       : nullptr;
       Dwarf_Die mem;
       if (next != nullptr && chain > 0 && ::dwarf_formref_die(next, &mem) != nullptr) {
-        const ChainNames& up = chainNames(&mem, chain - 1);  // map references stay valid
+        const ChainNames up = chainNames(&mem, chain - 1);
         auto fill = [&](int slot, auto& mine, const auto& theirs) {
           if (n.has[slot] || !up.has[slot]) return;
           n.has[slot] = true;
@@ -349,7 +352,7 @@ struct DwarfIndex::Impl {
     return intern(std::move(files[idx]));
   }
 
-  std::unordered_map<Dwarf_Off, ChainNames> chain_names;
+  OffsetMap<ChainNames> chain_names;
   std::unordered_map<Dwarf_CU*, std::unique_ptr<UnitReader>> readers;  // nullptr: libdw reads it
 
   const FunctionInfo& function(uint32_t id) {
@@ -358,15 +361,13 @@ struct DwarfIndex::Impl {
     FunctionInfo& info = functions[id];
     if (resolved[id]) return info;
     resolved[id] = true;
-    // Grown once: rehashing relinks every node, a cache miss each.
-    if (chain_names.empty()) chain_names.reserve(functions.size());
     ChainNames n;
     if (names_from[id] != 0) {
       // All of the DIE's names are its origin's (or specification's): the
       // memo has them when an earlier instance read them.
       Dwarf_Die target;
-      if (auto it = chain_names.find(names_from[id]); it != chain_names.end()) {
-        n = it->second;
+      if (const ChainNames* known = chain_names.find(names_from[id])) {
+        n = *known;
       } else if (::dwarf_offdie(dwarf, names_from[id], &target) != nullptr) {
         n = chainNames(&target, 15);  // one step of readChain(die, 16) taken
       }
