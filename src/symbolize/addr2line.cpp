@@ -171,20 +171,19 @@ void Addr2Line::lookUpWindow(const std::vector<uint64_t>& addrs, size_t from, si
   }
 }
 
-Addr2Line::BfdName& Addr2Line::bfdName(uint32_t function) {
-  if (function >= bfd_names_.size()) {
-    bfd_names_.resize(dwarf_.functionCount());
-    bfd_named_.resize(dwarf_.functionCount());
-  }
+Addr2Line::BfdName& Addr2Line::nameBfd(uint32_t function) {
+  if (function >= bfd_names_.size()) bfd_names_.resize(dwarf_.functionCount());
   BfdName& b = bfd_names_[function];
-  if (!bfd_named_[function]) {
-    bfd_named_[function] = true;
+  if (!b.named) {
     const FunctionInfo& info = dwarf_.function(function);
     if (!info.linkage_name.empty()) {
-      b = BfdName{info.linkage_name, {}, true};
+      b.name = info.linkage_name;
+      b.is_linkage = true;
     } else {
-      b = BfdName{info.name, {}, info.unmangled_language && !info.name.empty()};
+      b.name = info.name;
+      b.is_linkage = info.unmangled_language && !info.name.empty();
     }
+    b.named = true;
   }
   return b;
 }

@@ -64,8 +64,13 @@ class Addr2Line {
     std::string_view name;
     std::string_view demangled;  // of name (-C), once shown() asked for it
     bool is_linkage = false;
+    bool named = false;  // name and is_linkage are set
   };
-  BfdName& bfdName(uint32_t function);
+  BfdName& bfdName(uint32_t function) {
+    if (function < bfd_names_.size() && bfd_names_[function].named) return bfd_names_[function];
+    return nameBfd(function);
+  }
+  BfdName& nameBfd(uint32_t function);
   // The name as printed: demangled with -C.
   std::string_view shown(BfdName& b, bool demangle);
   std::string_view demangled(std::string_view name);
@@ -89,7 +94,6 @@ class Addr2Line {
   mutable std::pair<uint64_t, uint64_t> last_alloc_{0, 0};  // the one inAllocSection found last
   int address_digits_ = 16;
   std::vector<BfdName> bfd_names_;  // by function id
-  std::vector<bool> bfd_named_;     // by function id
   // Names are interned (DwarfIndex, SymbolTable): keyed by their address.
   std::unordered_map<const char*, std::string> demangled_;
   std::vector<Frame> frames_;

@@ -62,10 +62,15 @@ struct DwarfIndex::Impl {
   std::unordered_map<Dwarf_Off, std::unique_ptr<UnitIndex>> units;
   Dwarf_Off last_unit_offset = 0;
   UnitIndex* last_unit = nullptr;
-  std::deque<FunctionInfo> functions;   // by dense id
-  std::vector<uint64_t> function_dies;  // by dense id
-  std::vector<uint64_t> names_from;     // by dense id: Scope::names_from
-  std::vector<bool> resolved;           // by dense id
+  // By dense id; one entry holds all a first lookup reads (ids come in no
+  // order: parallel arrays cost a cache miss each).
+  struct Function {
+    FunctionInfo info;
+    uint64_t die = 0;
+    uint64_t names_from = 0;  // Scope::names_from
+    bool resolved = false;    // info has its names
+  };
+  std::deque<Function> functions;
   std::unordered_set<std::string> strings;
   UnitBuilder builder;
   DebugSections sections;  // of `elf`, read once: workers share them
@@ -145,13 +150,13 @@ struct DwarfIndex::Impl {
     const bool unmangled = unmangledLanguage(b.language);
     for (size_t i = 0; i < u->scopes.size(); ++i) {
       Scope& s = u->scopes[i];
-      s.id = static_cast<uint32_t>(function_dies.size());
-      function_dies.push_back(s.die);
-      names_from.push_back(s.names_from);
-      FunctionInfo& info = functions.emplace_back();
+      s.id = static_cast<uint32_t>(functions.size());
+      Function& f = functions.emplace_back();
+      f.die = s.die;
+      f.names_from = s.names_from;
+      FunctionInfo& info = f.info;
       info.low_pc = b.low_pcs[i];
       info.unmangled_language = unmangled;
-      resolved.push_back(false);
     }
     return u;
   }
@@ -358,22 +363,23 @@ struct DwarfIndex::Impl {
   const FunctionInfo& function(uint32_t id) {
     static const FunctionInfo kUnknown;
     if (id >= functions.size()) return kUnknown;
-    FunctionInfo& info = functions[id];
-    if (resolved[id]) return info;
-    resolved[id] = true;
+    Function& f = functions[id];
+    FunctionInfo& info = f.info;
+    if (f.resolved) return info;
+    f.resolved = true;
     ChainNames n;
-    if (names_from[id] != 0) {
+    if (f.names_from != 0) {
       // All of the DIE's names are its origin's (or specification's): the
       // memo has them when an earlier instance read them.
       Dwarf_Die target;
-      if (const ChainNames* known = chain_names.find(names_from[id])) {
+      if (const ChainNames* known = chain_names.find(f.names_from)) {
         n = *known;
-      } else if (::dwarf_offdie(dwarf, names_from[id], &target) != nullptr) {
+      } else if (::dwarf_offdie(dwarf, f.names_from, &target) != nullptr) {
         n = chainNames(&target, 15);  // one step of readChain(die, 16) taken
       }
     } else {
       Dwarf_Die die;
-      if (::dwarf_offdie(dwarf, function_dies[id], &die) == nullptr) return info;
+      if (::dwarf_offdie(dwarf, f.die, &die) == nullptr) return info;
       n = readChain(&die, 16);  // 16: as dwarf_attr_integrate
     }
     const char* linkage = n.linkage != nullptr ? n.linkage : n.mips_linkage;
