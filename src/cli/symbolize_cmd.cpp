@@ -5,12 +5,12 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "base/background_writer.hpp"
 #include "base/heap.hpp"
 #include "base/log.hpp"
 #include "cli/commands.hpp"
@@ -57,12 +57,11 @@ uint64_t parseAddress(const char* s) {
 // no less (docs/BENCHMARKS.md).
 constexpr size_t kChunk = size_t{1} << 18;
 
-bool writeAll(const std::string& s) {
-  return s.empty() || std::fwrite(s.data(), 1, s.size(), stdout) == s.size();
-}
-
 int runSymbolize(const SymbolizeArgs& a) {
   preferLargeHeap();  // a short-lived index: see base/heap.hpp
+  // Started first: a thread can take milliseconds to run for the first time
+  // in a VM, and the answers come only after the file is read.
+  BackgroundWriter writer(STDOUT_FILENO);
   auto engine = symbolize::Addr2Line::open(a.exe);
   if (!engine) {
     logError(engine.error().describe(),
@@ -71,16 +70,12 @@ int runSymbolize(const SymbolizeArgs& a) {
   }
   symbolize::Addr2Line& e = **engine;
   std::string out;
-  // Answers `batch` and writes and flushes the answers (a program driving
+  // Answers `batch` and waits until they are written (a program driving
   // strobe through a pipe gets them before strobe reads again); false when
   // they cannot be written.
   auto answer = [&](const std::vector<uint64_t>& batch) {
-    auto write = [](std::string& s) {
-      const bool ok = writeAll(s);
-      s.clear();
-      return ok;
-    };
-    return e.answer(batch, a.opt, a.json, out, kChunk, write) && std::fflush(stdout) == 0;
+    auto push = [&](std::string& s) { return writer.push(s); };
+    return e.answer(batch, a.opt, a.json, out, kChunk, push) && writer.drain();
   };
   auto cannotWrite = [] {
     logError(std::string("cannot write the answers: ") + std::strerror(errno),
