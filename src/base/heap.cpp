@@ -21,9 +21,9 @@ void preferLargeHeap() {
   constexpr uintptr_t kHuge = uintptr_t{2} << 20;  // a transparent huge page
   constexpr uintptr_t kHeader = 16;                // malloc's bytes before a block
   constexpr size_t kProbe = size_t{32} << 20;
-  ::mallopt(M_ARENA_MAX, 1);                       // memory freed by one thread serves all
-  ::mallopt(M_MMAP_THRESHOLD, 256 << 20);          // large vectors from the heap, not fresh mmaps
-  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);            // nothing handed back, and faulted in again
+  ::mallopt(M_ARENA_MAX, 1);               // memory freed by one thread serves all
+  ::mallopt(M_MMAP_THRESHOLD, 256 << 20);  // large vectors from the heap, not fresh mmaps
+  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);    // nothing handed back, and faulted in again
   ::mallopt(M_TOP_PAD, static_cast<int>(kStep));
   // A block larger than any freed one comes from the heap's top: where the
   // command's allocations will go. It also grows the heap (M_TOP_PAD), so
