@@ -155,7 +155,8 @@ struct DieAttrs {
   std::array<Dwarf_Attribute, sizeof...(Names)> attr;
   std::array<bool, sizeof...(Names)> has{};
   std::array<int64_t, sizeof...(Names)> implicit;  // of DW_FORM_implicit_const values
-  bool from_reader = false;  // read from a UnitReader's unit: little-endian, checked sizes
+  bool from_reader = false;           // read from a UnitReader's unit: little-endian, checked sizes
+  const uint8_t* unit_end = nullptr;  // that unit's end
 
   // The DIE whose values start at `p` (just past its code), advancing p
   // past them; false on data the reader cannot step over.
@@ -190,6 +191,7 @@ struct DieAttrs {
       }
     }
     from_reader = true;
+    unit_end = end;
     return true;
   }
   // Through libdw; false when libdw cannot read the DIE's attributes.
@@ -217,10 +219,8 @@ struct DieAttrs {
           return littleEndian<uint64_t>(v);
         case DW_FORM_udata: {
           uint64_t out = 0;
-          for (unsigned shift = 0;; shift += 7, ++v) {
-            if (shift < 64) out |= static_cast<uint64_t>(*v & 0x7f) << shift;
-            if ((*v & 0x80) == 0) return out;
-          }
+          if (UnitReader::uleb(v, unit_end, out)) return out;
+          break;
         }
         default:
           break;
