@@ -25,7 +25,7 @@ BackgroundWriter::~BackgroundWriter() {
   thread_.join();
 }
 
-bool BackgroundWriter::push(std::string& buf) {
+bool BackgroundWriter::push(TextBuffer& buf) {
   if (!thread_.joinable()) {
     if (error_ == 0 && !buf.empty()) error_ = writeOut(buf);
     buf.clear();
@@ -42,7 +42,7 @@ bool BackgroundWriter::push(std::string& buf) {
     if (buf.empty()) return true;
     queue_.push_back(std::move(buf));
     if (spare_.empty()) {
-      buf = std::string();
+      buf = TextBuffer();
     } else {
       buf = std::move(spare_.back());
       spare_.pop_back();
@@ -67,7 +67,7 @@ void BackgroundWriter::run() {
     if (queue_.empty()) return;  // stop_, and all written
     // The front buffer stays in the queue while it is written: push() only
     // appends, which leaves it in place.
-    std::string& buf = queue_.front();
+    TextBuffer& buf = queue_.front();
     const bool failed = error_ != 0;
     lock.unlock();
     const int err = failed ? 0 : writeOut(buf);
@@ -80,7 +80,7 @@ void BackgroundWriter::run() {
   }
 }
 
-int BackgroundWriter::writeOut(const std::string& buf) const {
+int BackgroundWriter::writeOut(const TextBuffer& buf) const {
   for (size_t at = 0; at < buf.size();) {
     const ssize_t n = ::write(fd_, buf.data() + at, buf.size() - at);
     if (n < 0 && errno == EINTR) continue;

@@ -20,9 +20,10 @@
 #include <cstddef>
 #include <deque>
 #include <mutex>
-#include <string>
 #include <thread>
 #include <vector>
+
+#include "base/text_buffer.hpp"
 
 namespace strobe {
 
@@ -38,21 +39,21 @@ class BackgroundWriter {
 
   // Queues `buf` for writing (an empty one is skipped) and leaves an empty
   // buffer in its place; false when a write has failed.
-  bool push(std::string& buf);
+  bool push(TextBuffer& buf);
   // Waits until every queued buffer is written; false when a write failed.
   bool drain();
 
  private:
   void run();
   // Writes all of `buf`; 0, or the errno of the failed write.
-  int writeOut(const std::string& buf) const;
+  int writeOut(const TextBuffer& buf) const;
 
   int fd_;
   std::mutex m_;
-  std::condition_variable work_;   // the writer waits for buffers or stop_
-  std::condition_variable done_;   // push() and drain() wait for room or an empty queue
-  std::deque<std::string> queue_;  // the front one is being written
-  std::vector<std::string> spare_;
+  std::condition_variable work_;  // the writer waits for buffers or stop_
+  std::condition_variable done_;  // push() and drain() wait for room or an empty queue
+  std::deque<TextBuffer> queue_;  // the front one is being written
+  std::vector<TextBuffer> spare_;
   bool stop_ = false;
   int error_ = 0;
   std::thread thread_;  // not joinable: push() writes in place

@@ -69,12 +69,12 @@ int runSymbolize(const SymbolizeArgs& a) {
     return kExitError;
   }
   symbolize::Addr2Line& e = **engine;
-  std::string out;
+  TextBuffer out;
   // Answers `batch` and waits until they are written (a program driving
   // strobe through a pipe gets them before strobe reads again); false when
   // they cannot be written.
   auto answer = [&](const std::vector<uint64_t>& batch) {
-    auto push = [&](std::string& s) { return writer.push(s); };
+    auto push = [&](TextBuffer& s) { return writer.push(s); };
     return e.answer(batch, a.opt, a.json, out, kChunk, push) && writer.drain();
   };
   auto cannotWrite = [] {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "base/result.hpp"
+#include "base/text_buffer.hpp"
 #include "symbolize/dwarf_index.hpp"
 #include "symbolize/elf_file.hpp"
 #include "symbolize/frame_names.hpp"
@@ -54,9 +55,9 @@ class Addr2Line {
   // `opt`, or with `as_json` one line {"address":"0x…","frames":[{"function",
   // "system_name","file","line","inlined"}…]}, frames innermost first. The
   // debug information the answers need is read on every CPU first.
-  using Flush = std::function<bool(std::string&)>;
+  using Flush = std::function<bool(TextBuffer&)>;
   bool answer(const std::vector<uint64_t>& addrs, const Addr2LineOptions& opt, bool as_json,
-              std::string& out, size_t chunk, const Flush& flush);
+              TextBuffer& out, size_t chunk, const Flush& flush);
 
  private:
   explicit Addr2Line(ElfFile elf);
@@ -82,8 +83,8 @@ class Addr2Line {
   // Appends addr2line's answer for `addr`, whose frames are `frames`
   // (DwarfIndex::frames; empty when unknown or not in a section).
   void text(uint64_t addr, bool in_section, std::span<const Frame> frames,
-            const Addr2LineOptions& opt, std::string& out);
-  void json(uint64_t addr, std::string& out);
+            const Addr2LineOptions& opt, TextBuffer& out);
+  void json(uint64_t addr, TextBuffer& out);
 
   ElfFile elf_;
   std::unique_ptr<ElfFile> debug_;  // separate debug file (debug_file.hpp), when used
@@ -97,7 +98,6 @@ class Addr2Line {
   // Names are interned (DwarfIndex, SymbolTable): keyed by their address.
   std::unordered_map<const char*, std::string> demangled_;
   std::vector<Frame> frames_;
-  std::string piece_;  // text() builds each frame's lines here
   std::vector<NamedFrame> named_;
   struct Looked {
     uint32_t begin = 0;  // in window_frames_

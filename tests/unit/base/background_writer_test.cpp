@@ -30,12 +30,13 @@ TEST(BackgroundWriterTest, WritesEveryBufferInOrder) {
   std::string want;
   {
     BackgroundWriter w(fd);
-    std::string buf;
+    TextBuffer buf;
     for (int i = 0; i < 500; ++i) {
-      buf.append(std::to_string(i)).append(static_cast<size_t>(i % 7) * 1000, 'a' + i % 26);
-      buf.push_back('\n');
+      buf.append(std::to_string(i));
+      buf.append(std::string(static_cast<size_t>(i % 7) * 1000, static_cast<char>('a' + i % 26)));
+      buf.append('\n');
       if (i % 3 == 0) {
-        want += buf;
+        want += buf.view();
         ASSERT_TRUE(w.push(buf));
         EXPECT_TRUE(buf.empty());
       }
@@ -44,9 +45,9 @@ TEST(BackgroundWriterTest, WritesEveryBufferInOrder) {
         EXPECT_EQ(readAll(fd), want) << "drained after " << i;
       }
     }
-    std::string none;
+    TextBuffer none;
     EXPECT_TRUE(w.push(none));
-    want += buf;
+    want += buf.view();
     ASSERT_TRUE(w.push(buf));
     ASSERT_TRUE(w.drain());
   }
@@ -59,16 +60,19 @@ TEST(BackgroundWriterTest, AFullDeviceFailsWithItsErrno) {
   ASSERT_GE(fd, 0);
   {
     BackgroundWriter w(fd);
-    std::string buf(100000, 'x');
+    const std::string x(100000, 'x');
+    TextBuffer buf;
     bool pushed = true;
     for (int i = 0; i < 20 && pushed; ++i) {
-      buf.assign(100000, 'x');
+      buf.clear();
+      buf.append(x);
       pushed = w.push(buf);
     }
     errno = 0;
     EXPECT_FALSE(w.drain());
     EXPECT_EQ(errno, ENOSPC);
-    buf.assign(10, 'y');
+    buf.clear();
+    buf.append("yyyyyyyyyy");
     errno = 0;
     EXPECT_FALSE(w.push(buf));
     EXPECT_EQ(errno, ENOSPC);
