@@ -10,6 +10,7 @@ build_pkgs=(
   build-essential cmake ninja-build pkg-config
   libelf-dev libdw-dev libsqlite3-dev libfmt-dev libcli11-dev zlib1g-dev libdeflate-dev libzstd-dev libdebuginfod-dev
   libiberty-dev
+  liblzma-dev libbz2-dev  # archives libdw.a needs: strobe links libdw in (CMakeLists.txt)
   libprotozero-dev rapidjson-dev libcpp-httplib-dev libncurses-dev
   googletest libgtest-dev libgmock-dev binutils
   libc6-dbg  # names libc's internal functions (start_thread, clone3, ...) in profiles
