@@ -95,8 +95,10 @@ class Addr2Line {
   mutable std::pair<uint64_t, uint64_t> last_alloc_{0, 0};  // the one inAllocSection found last
   int address_digits_ = 16;
   std::vector<BfdName> bfd_names_;  // by function id
-  // Names are interned (DwarfIndex, SymbolTable): keyed by their address.
-  std::unordered_map<const char*, std::string> demangled_;
+  // Names are interned (DwarfIndex, SymbolTable): looked up by their
+  // address, demangled once per text.
+  std::unordered_map<const char*, std::string_view> demangled_;
+  std::unordered_map<std::string_view, std::string> demangled_text_;
   std::vector<Frame> frames_;
   std::vector<NamedFrame> named_;
   struct Looked {
