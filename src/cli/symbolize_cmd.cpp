@@ -2,6 +2,7 @@
 // addr2line's interface and output; addresses from the arguments, else one
 // per line from stdin (answers are flushed before each blocking read, so a
 // program can drive it line by line through a pipe).
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -57,6 +58,16 @@ uint64_t parseAddress(const char* s) {
 // no less (docs/BENCHMARKS.md).
 constexpr size_t kChunk = size_t{1} << 18;
 
+// Input read ahead into one batch at most: ~200,000 addresses.
+constexpr size_t kMaxBatch = size_t{4} << 20;
+
+// Whether a read of `fd` would return at once (data, end of file or an
+// error is there); a regular file always is.
+bool readable(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
+}
+
 int runSymbolize(const SymbolizeArgs& a) {
   preferLargeHeap();  // a short-lived index: see base/heap.hpp
   // Started first: a thread can take milliseconds to run for the first time
@@ -70,12 +81,9 @@ int runSymbolize(const SymbolizeArgs& a) {
   }
   symbolize::Addr2Line& e = **engine;
   TextBuffer out;
-  // Answers `batch` and waits until they are written (a program driving
-  // strobe through a pipe gets them before strobe reads again); false when
-  // they cannot be written.
+  auto push = [&](TextBuffer& s) { return writer.push(s); };
   auto answer = [&](const std::vector<uint64_t>& batch) {
-    auto push = [&](TextBuffer& s) { return writer.push(s); };
-    return e.answer(batch, a.opt, a.json, out, kChunk, push) && writer.drain();
+    return e.answer(batch, a.opt, a.json, out, kChunk, push);
   };
   auto cannotWrite = [] {
     logError(std::string("cannot write the answers: ") + std::strerror(errno),
@@ -85,16 +93,26 @@ int runSymbolize(const SymbolizeArgs& a) {
   std::vector<uint64_t> batch;
   if (!a.addresses.empty()) {
     for (const std::string& s : a.addresses) batch.push_back(parseAddress(s.c_str()));
-    return answer(batch) ? 0 : cannotWrite();
+    return answer(batch) && writer.drain() ? 0 : cannotWrite();
   }
-  // stdin: read what is there, answer every complete line, read again.
+  // stdin: all that can be read without waiting is answered as one batch,
+  // and the answers are written out before a read that would wait, so a
+  // program driving strobe through a pipe gets them before it sends more.
+  // A file is one batch (up to kMaxBatch): the index is built once, on
+  // every CPU, and the writer is not stopped to wait between batches.
   std::string pending;
   char buf[1 << 16];
-  while (true) {
-    ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    pending.append(buf, static_cast<size_t>(n));
+  for (bool eof = false; !eof;) {
+    if (!readable(STDIN_FILENO) && !writer.drain()) return cannotWrite();
+    do {
+      const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+      if (n > 0) {
+        pending.append(buf, static_cast<size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        eof = true;  // a read error ends the input, as the end of file does
+      }
+    } while (!eof && pending.size() < kMaxBatch && readable(STDIN_FILENO));
+    if (eof && !pending.empty() && pending.back() != '\n') pending.push_back('\n');
     batch.clear();
     size_t start = 0;
     for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
@@ -102,9 +120,9 @@ int runSymbolize(const SymbolizeArgs& a) {
       batch.push_back(parseAddress(pending.c_str() + start));
     }
     pending.erase(0, start);
-    if (!answer(batch)) return cannotWrite();
+    if (!batch.empty() && !answer(batch)) return cannotWrite();
   }
-  if (!pending.empty() && !answer({parseAddress(pending.c_str())})) return cannotWrite();
+  if (!writer.drain()) return cannotWrite();
   // Every answer is written and flushed. Freeing the index, libdw's tables
   // and the memoized names took about half a millisecond, a fiftieth of a
   // run (docs/BENCHMARKS.md); the kernel reclaims them at once.

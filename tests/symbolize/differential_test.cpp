@@ -10,10 +10,14 @@
 #include <elf.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <random>
@@ -286,6 +290,54 @@ TEST(SymbolizeDifferentialTest, AnswersThatCannotBeWrittenAreAnError) {
       "status=1\n";
   EXPECT_EQ(from_args, want);
   EXPECT_EQ(from_stdin, want);
+}
+
+// A program driving strobe symbolize through pipes gets each answer before it
+// sends the next address (strobe reads ahead only what is already there).
+TEST(SymbolizeDifferentialTest, APipeDriverGetsEachAnswerBeforeSendingMore) {
+  auto nm = testing::nmSymbols(SYMFIX_LARGE);
+  ASSERT_TRUE(nm.count("main"));
+  int to[2], from[2];
+  ASSERT_EQ(::pipe(to), 0);
+  ASSERT_EQ(::pipe(from), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::dup2(to[0], STDIN_FILENO);
+    ::dup2(from[1], STDOUT_FILENO);
+    for (int fd : {to[0], to[1], from[0], from[1]}) ::close(fd);
+    ::execl(STROBE_EXE, STROBE_EXE, "symbolize", "-f", "-e", SYMFIX_LARGE, nullptr);
+    ::_exit(127);
+  }
+  ::close(to[0]);
+  ::close(from[1]);
+  char main_addr[32];
+  std::snprintf(main_addr, sizeof main_addr, "0x%llx\n",
+                static_cast<unsigned long long>(nm["main"]));
+  std::string got;
+  for (int round = 0; round < 3; ++round) {
+    const std::string line = round == 1 ? "0x0\n" : main_addr;
+    ASSERT_EQ(::write(to[1], line.data(), line.size()), static_cast<ssize_t>(line.size()));
+    // Two lines (function, file:line) come back without more input.
+    std::string answer;
+    while (std::count(answer.begin(), answer.end(), '\n') < 2) {
+      pollfd p{from[0], POLLIN, 0};
+      ASSERT_EQ(::poll(&p, 1, 10000), 1) << "no answer to " << line << "after: " << answer;
+      char buf[4096];
+      const ssize_t n = ::read(from[0], buf, sizeof buf);
+      ASSERT_GT(n, 0);
+      answer.append(buf, static_cast<size_t>(n));
+    }
+    EXPECT_EQ(answer.substr(0, answer.find('\n')), round == 1 ? "??" : "main") << answer;
+    got += answer;
+  }
+  ::close(to[1]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  char rest[16];
+  EXPECT_EQ(::read(from[0], rest, sizeof rest), 0);  // nothing after the three answers
+  ::close(from[0]);
 }
 
 // Compiler clones (.isra.N, .part.N, .cold, .constprop.N) of the fixture are
