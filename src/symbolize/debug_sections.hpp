@@ -15,6 +15,7 @@ struct Elf;
 namespace strobe::symbolize {
 
 struct DebugSections {
+  std::span<const uint8_t> info;      // .debug_info
   std::span<const uint8_t> line;      // .debug_line
   std::span<const uint8_t> line_str;  // .debug_line_str
   std::span<const uint8_t> str;       // .debug_str

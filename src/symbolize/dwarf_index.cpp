@@ -59,6 +59,7 @@ struct DwarfIndex::Impl {
   bool unit_ranges_built = false;
   std::vector<UnitRange> unit_ranges;  // sorted by low
   size_t unit_count = 0;               // distinct units in unit_ranges
+  std::vector<uint64_t> unit_bytes;    // by unit number: its size in .debug_info (0: unknown)
   std::unordered_map<Dwarf_Off, std::unique_ptr<UnitIndex>> units;
   Dwarf_Off last_unit_offset = 0;
   UnitIndex* last_unit = nullptr;
@@ -89,8 +90,14 @@ struct DwarfIndex::Impl {
     Dwarf_Half version = 0;
     uint8_t unit_type = 0;
     uint32_t count = 0;
+    // A unit's size: from its DIE to the next unit's (headers are alike).
+    Dwarf_Off counted_at = 0;
+    bool counting = false;  // unit_bytes.back() waits for the next unit
     while (::dwarf_get_units(dwarf, cu, &next, &version, &unit_type, &cudie, nullptr) == 0) {
       cu = next;
+      const Dwarf_Off at = ::dwarf_dieoffset(&cudie);
+      if (counting && at > counted_at) unit_bytes.back() = at - counted_at;
+      counting = false;
       if (unit_type != DW_UT_compile && unit_type != DW_UT_partial) continue;
       Dwarf_Addr base = 0;
       Dwarf_Addr low = 0;
@@ -102,7 +109,15 @@ struct DwarfIndex::Impl {
         unit_ranges.push_back(UnitRange{low, high, ::dwarf_dieoffset(&cudie), count});
         any = true;
       }
-      count += any ? 1 : 0;
+      if (any) {
+        ++count;
+        unit_bytes.push_back(0);
+        counted_at = at;
+        counting = true;
+      }
+    }
+    if (counting && sections.info.size() > counted_at) {
+      unit_bytes.back() = sections.info.size() - counted_at;
     }
     std::sort(unit_ranges.begin(), unit_ranges.end(),
               [](const UnitRange& a, const UnitRange& b) { return a.low < b.low; });
@@ -161,8 +176,9 @@ struct DwarfIndex::Impl {
     return u;
   }
 
-  // The unit offsets of `pcs` not built yet, each once.
-  std::vector<Dwarf_Off> unbuiltUnits(const std::vector<uint64_t>& pcs) {
+  // The unit offsets of `pcs` not built yet, each once; adds their size in
+  // .debug_info to `bytes`.
+  std::vector<Dwarf_Off> unbuiltUnits(const std::vector<uint64_t>& pcs, size_t& bytes) {
     if (!unit_ranges_built) buildUnitRanges();
     std::vector<Dwarf_Off> need;
     if (units.size() >= unit_count) return need;  // all built
@@ -171,18 +187,24 @@ struct DwarfIndex::Impl {
       const UnitRange* r = rangeFor(pc);
       if (r == nullptr || seen[r->unit]) continue;
       seen[r->unit] = true;
-      if (units.find(r->die) == units.end()) need.push_back(r->die);
+      if (units.find(r->die) != units.end()) continue;
+      need.push_back(r->die);
+      bytes += unit_bytes[r->unit];
     }
     std::sort(need.begin(), need.end());
     return need;
   }
 
-  void prepare(const std::vector<uint64_t>& pcs, unsigned threads) {
-    std::vector<Dwarf_Off> need = unbuiltUnits(pcs);
+  unsigned prepare(const std::vector<uint64_t>& pcs, unsigned threads, size_t bytes_per_worker) {
+    size_t bytes = 0;
+    std::vector<Dwarf_Off> need = unbuiltUnits(pcs, bytes);
     threads = std::min<unsigned>(threads, static_cast<unsigned>(need.size()));
+    if (bytes_per_worker != 0) {
+      threads = static_cast<unsigned>(std::min<size_t>(threads, 1 + bytes / bytes_per_worker));
+    }
     if (threads <= 1 || elf == nullptr) {
       for (Dwarf_Off off : need) unitAt(off);
-      return;
+      return 1;
     }
     // One Dwarf handle per worker, opened here: libdw's per-unit caches are
     // not shared between threads. Worker 0 borrows the index's own handle.
@@ -205,6 +227,7 @@ struct DwarfIndex::Impl {
     for (std::thread& t : pool) t.join();
     for (size_t t = 1; t < handles.size(); ++t) ::dwarf_end(handles[t]);
     for (size_t i = 0; i < need.size(); ++i) units[need[i]] = adopt(std::move(built[i]));
+    return static_cast<unsigned>(handles.size());
   }
 
   static std::string_view fileOf(const UnitIndex& u, uint32_t index) {
@@ -417,11 +440,12 @@ bool DwarfIndex::frames(Svma pc, std::vector<Frame>& out) {
   return hasDebugInfo() && impl_->frames(pc.v, out);
 }
 
-void DwarfIndex::prepare(const std::vector<Svma>& pcs, unsigned threads) {
-  if (!hasDebugInfo()) return;
+unsigned DwarfIndex::prepare(const std::vector<Svma>& pcs, unsigned threads,
+                             size_t bytes_per_worker) {
+  if (!hasDebugInfo()) return 0;
   std::vector<uint64_t> raw(pcs.size());
   for (size_t i = 0; i < pcs.size(); ++i) raw[i] = pcs[i].v;
-  impl_->prepare(raw, threads);
+  return impl_->prepare(raw, threads, bytes_per_worker);
 }
 
 const FunctionInfo& DwarfIndex::function(uint32_t id) {

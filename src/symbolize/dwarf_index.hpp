@@ -87,9 +87,19 @@ class DwarfIndex {
   [[nodiscard]] bool hasDebugInfo() const;
 
   // Builds, ahead of lookups, the indexes of the units these addresses fall
-  // in, on up to `threads` threads (1: on the calling thread). Lookups give
+  // in, on up to `threads` threads (1: on the calling thread), one for each
+  // `bytes_per_worker` of units to build (0: no such limit). Lookups give
   // the same answers with or without it; it only makes them parallel.
-  void prepare(const std::vector<Svma>& pcs, unsigned threads);
+  // Returns the threads that built (0 without debug information).
+  //
+  // Why the limit: a thread costs more than it gives on small work. On the
+  // 2-vCPU VM of docs/BENCHMARKS.md a new thread took 0.1-4 ms to first
+  // run, and the bench's 2.2 MB of units built in the same wall time on one
+  // thread as on two, for 4 ms more CPU time. 4 MB of .debug_info is about
+  // 15 ms of building on one thread.
+  static constexpr size_t kBytesPerWorker = size_t{4} << 20;
+  unsigned prepare(const std::vector<Svma>& pcs, unsigned threads,
+                   size_t bytes_per_worker = kBytesPerWorker);
 
   // The frames at `pc`, innermost first: the innermost's line is the line
   // table row, each outer frame's line is the call site of the frame inside

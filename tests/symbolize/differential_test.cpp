@@ -193,7 +193,16 @@ TEST(SymbolizeDifferentialTest, UnitsBuiltInParallelAnswerAsSerial) {
 
   DwarfIndex serial(*serial_file);
   DwarfIndex parallel(*parallel_file);
-  parallel.prepare(pcs, 4);
+  // By default this 2.2 MB of .debug_info is built on one thread; a worker
+  // per MB makes three (all of the 13 units are needed).
+  auto one_file = ElfFile::open(SYMFIX_LARGE);
+  auto three_file = ElfFile::open(SYMFIX_LARGE);
+  ASSERT_TRUE(one_file.ok() && three_file.ok());
+  DwarfIndex one(*one_file);
+  EXPECT_EQ(one.prepare(pcs, 4), 1U);
+  DwarfIndex three(*three_file);
+  EXPECT_EQ(three.prepare(pcs, 4, size_t{1} << 20), 3U);
+  EXPECT_EQ(parallel.prepare(pcs, 4, /*bytes_per_worker=*/0), 4U);
   size_t inlined = 0;
   std::vector<Frame> a;
   std::vector<Frame> b;
