@@ -2,7 +2,6 @@
 // addr2line's interface and output; addresses from the arguments, else one
 // per line from stdin (answers are flushed before each blocking read, so a
 // program can drive it line by line through a pipe).
-#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "base/background_writer.hpp"
 #include "base/heap.hpp"
 #include "base/log.hpp"
+#include "base/text_buffer.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "symbolize/addr2line.hpp"
@@ -58,21 +57,24 @@ uint64_t parseAddress(const char* s) {
 // no less (docs/BENCHMARKS.md).
 constexpr size_t kChunk = size_t{1} << 18;
 
-// Input read ahead into one batch at most: ~200,000 addresses.
-constexpr size_t kMaxBatch = size_t{4} << 20;
-
-// Whether a read of `fd` would return at once (data, end of file or an
-// error is there); a regular file always is.
-bool readable(int fd) {
-  pollfd p{fd, POLLIN, 0};
-  return ::poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
+// Writes all of `out` to stdout and empties it; false (errno set) when a
+// write fails.
+bool writeOut(TextBuffer& out) {
+  for (size_t at = 0; at < out.size();) {
+    const ssize_t n = ::write(STDOUT_FILENO, out.data() + at, out.size() - at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return false;
+    }
+    at += static_cast<size_t>(n);
+  }
+  out.clear();
+  return true;
 }
 
 int runSymbolize(const SymbolizeArgs& a) {
   preferLargeHeap();  // a short-lived index: see base/heap.hpp
-  // Started first: a thread can take milliseconds to run for the first time
-  // in a VM, and the answers come only after the file is read.
-  BackgroundWriter writer(STDOUT_FILENO);
   auto engine = symbolize::Addr2Line::open(a.exe);
   if (!engine) {
     logError(engine.error().describe(),
@@ -81,9 +83,10 @@ int runSymbolize(const SymbolizeArgs& a) {
   }
   symbolize::Addr2Line& e = **engine;
   TextBuffer out;
-  auto push = [&](TextBuffer& s) { return writer.push(s); };
+  // Answers `batch`; they are all written when it returns (a program driving
+  // strobe through a pipe gets them before strobe reads again).
   auto answer = [&](const std::vector<uint64_t>& batch) {
-    return e.answer(batch, a.opt, a.json, out, kChunk, push);
+    return e.answer(batch, a.opt, a.json, out, kChunk, writeOut);
   };
   auto cannotWrite = [] {
     logError(std::string("cannot write the answers: ") + std::strerror(errno),
@@ -93,26 +96,16 @@ int runSymbolize(const SymbolizeArgs& a) {
   std::vector<uint64_t> batch;
   if (!a.addresses.empty()) {
     for (const std::string& s : a.addresses) batch.push_back(parseAddress(s.c_str()));
-    return answer(batch) && writer.drain() ? 0 : cannotWrite();
+    return answer(batch) ? 0 : cannotWrite();
   }
-  // stdin: all that can be read without waiting is answered as one batch,
-  // and the answers are written out before a read that would wait, so a
-  // program driving strobe through a pipe gets them before it sends more.
-  // A file is one batch (up to kMaxBatch): the index is built once, on
-  // every CPU, and the writer is not stopped to wait between batches.
+  // stdin: read what is there, answer every complete line, read again.
   std::string pending;
   char buf[1 << 16];
-  for (bool eof = false; !eof;) {
-    if (!readable(STDIN_FILENO) && !writer.drain()) return cannotWrite();
-    do {
-      const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
-      if (n > 0) {
-        pending.append(buf, static_cast<size_t>(n));
-      } else if (n == 0 || errno != EINTR) {
-        eof = true;  // a read error ends the input, as the end of file does
-      }
-    } while (!eof && pending.size() < kMaxBatch && readable(STDIN_FILENO));
-    if (eof && !pending.empty() && pending.back() != '\n') pending.push_back('\n');
+  while (true) {
+    ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // a read error ends the input, as the end of file does
+    pending.append(buf, static_cast<size_t>(n));
     batch.clear();
     size_t start = 0;
     for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
@@ -120,9 +113,9 @@ int runSymbolize(const SymbolizeArgs& a) {
       batch.push_back(parseAddress(pending.c_str() + start));
     }
     pending.erase(0, start);
-    if (!batch.empty() && !answer(batch)) return cannotWrite();
+    if (!answer(batch)) return cannotWrite();
   }
-  if (!writer.drain()) return cannotWrite();
+  if (!pending.empty() && !answer({parseAddress(pending.c_str())})) return cannotWrite();
   // Every answer is written and flushed. Freeing the index, libdw's tables
   // and the memoized names took about half a millisecond, a fiftieth of a
   // run (docs/BENCHMARKS.md); the kernel reclaims them at once.

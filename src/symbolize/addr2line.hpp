@@ -54,7 +54,7 @@ class Addr2Line {
   // the answers and makes answer() false). Each answer is addr2line's for
   // `opt`, or with `as_json` one line {"address":"0x…","frames":[{"function",
   // "system_name","file","line","inlined"}…]}, frames innermost first. The
-  // debug information the answers need is read on every CPU first.
+  // debug information the answers need is indexed first (DwarfIndex::prepare).
   using Flush = std::function<bool(TextBuffer&)>;
   bool answer(const std::vector<uint64_t>& addrs, const Addr2LineOptions& opt, bool as_json,
               TextBuffer& out, size_t chunk, const Flush& flush);
