@@ -4,9 +4,9 @@
 // zero-fills, or by append() from text built elsewhere, a second copy.
 // `strobe symbolize` writes ~17 MB of answers a run; writing them in place
 // instead of copying them from a scratch buffer into a string took 4% of
-// the instructions and 1-2 ms off a 30-40 ms run (docs/BENCHMARKS.md). Here room(n) gives a pointer with n writable bytes
-// at the end, uninitialised; the caller writes there and commit()s where it
-// stopped.
+// the instructions and 1-2 ms off a 30-40 ms run (docs/BENCHMARKS.md).
+// Here room(n) gives a pointer with n writable bytes at the end,
+// uninitialised; the caller writes there and commit()s where it stopped.
 // Thread safety: none; one thread at a time.
 #pragma once
 
