@@ -4,7 +4,7 @@ BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps deps-test build demo test clean bench-overhead bench-dwarf bench-inproc
+.PHONY: all deps deps-test build demo test package clean bench-overhead bench-dwarf bench-inproc
 
 all: build
 
@@ -34,6 +34,13 @@ test: deps-test build
 	tests/browser/install.sh
 	# Debian's profile.d may name public debuginfod servers: tests stay offline.
 	env -u DEBUGINFOD_URLS ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --timeout 300
+
+# strobe_VERSION_ARCH.deb in $(BUILD): the executable, libstrobe (shared and
+# static, headers, pkg-config, CMake package), man pages, bash completion.
+package: build
+	scripts/deps.sh package
+	cd $(BUILD) && cpack -G DEB
+	@ls $(BUILD)/strobe_*.deb
 
 bench-overhead: build
 	scripts/deps.sh bench
