@@ -242,7 +242,9 @@ bool readHeader(Cursor& c, Header& h, const uint8_t*& program, const uint8_t*& e
   if (!c.ok() || h.line_range == 0 || h.max_ops == 0 || h.opcode_base == 0) return false;
   h.opcode_lengths = c.at();
   c.skip(h.opcode_base - 1);
-  return c.ok();
+  // The fields read so far must lie before the program that header_length
+  // says follows them (the file tables are read up to it).
+  return c.ok() && c.at() <= program;
 }
 
 // The state machine of DWARF 5 section 6.2.2, keeping what the index uses.

@@ -121,5 +121,26 @@ TEST(LineProgramTest, TruncatedProgramIsRefusedNotOverread) {
   EXPECT_FALSE(readLineProgram(s, s.line.size(), "/src", files, rows));
 }
 
+// A header_length shorter than the header's own fields (found by
+// fuzz/line_program_fuzz.cpp): the file tables would start past the
+// program, and their reader ran off the end of the section.
+TEST(LineProgramTest, HeaderLengthShorterThanTheHeaderIsRefused) {
+  const std::vector<uint8_t> unit = {
+      29, 0, 0, 0,             // unit_length
+      4,  0,                   // version 4
+      1,  0, 0, 0,             // header_length: 1, though 20 bytes of header follow
+      1,  1, 1, 0xfb, 14, 13,  // min_inst, max_ops, is_stmt, line_base, range, base
+      0,  1, 1, 1,    1,  0,  0, 0, 1, 0, 0, 1,  // standard opcode lengths
+      0,  0,                                     // no directories, no files
+      0,  1, 1};                                 // DW_LNE_end_sequence
+  ASSERT_EQ(unit.size(), 4U + 29U);
+  DebugSections s;
+  s.line = unit;
+  std::vector<std::string> files;
+  std::vector<LineRow> rows;
+  EXPECT_FALSE(readLineProgram(s, 0, "/src", files, rows));
+  EXPECT_TRUE(files.empty() && rows.empty());
+}
+
 }  // namespace
 }  // namespace strobe::symbolize
