@@ -26,8 +26,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint64_t sample_type = fuzz::takeInt(in, 8);
   const uint64_t regs_mask = fuzz::takeInt(in, 8);
   const uint64_t flags = fuzz::takeInt(in, 1);
-  const uint64_t head = fuzz::takeInt(in, 8);
-  const uint64_t tail = fuzz::takeInt(in, 8);
+  // The kernel's head, and the tail strobe stores, are multiples of 8.
+  const uint64_t head = fuzz::takeInt(in, 8) & ~uint64_t{7};
+  const uint64_t tail = fuzz::takeInt(in, 8) & ~uint64_t{7};
 
   size_t data_size = 64;
   while (data_size < in.size() && data_size < (size_t{1} << 20)) data_size *= 2;

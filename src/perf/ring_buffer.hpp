@@ -67,9 +67,7 @@ class RingBuffer {
     const uint64_t head = loadHead();
     uint64_t tail = loadTail();
     size_t n = 0;
-    // The kernel never writes past our tail, and its records are whole
-    // multiples of 8 bytes, so every record starts 8-byte aligned.
-    if (head - tail > data_size_ || (head | tail) % 8 != 0) {
+    if (head - tail > data_size_) {  // the kernel never writes past our tail
       ++corrupt_;
       storeTail(head);
       return 0;
@@ -77,6 +75,8 @@ class RingBuffer {
     while (head - tail >= sizeof(perf_event_header)) {
       perf_event_header hdr;
       copyOut(tail, &hdr, sizeof hdr);
+      // The kernel's records are whole multiples of 8 bytes: one that is
+      // not would leave the next misaligned for decoding in place.
       if (hdr.size < sizeof hdr || hdr.size % 8 != 0 || hdr.size > head - tail) break;
       const uint8_t* bytes = contiguous(tail, hdr.size);
       on_record(reinterpret_cast<const perf_event_header*>(bytes), bytes,
