@@ -9,8 +9,11 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <tuple>
 
@@ -122,24 +125,32 @@ TEST(LineProgramTest, TruncatedProgramIsRefusedNotOverread) {
 }
 
 // A header_length shorter than the header's own fields (found by
-// fuzz/line_program_fuzz.cpp): the file tables would start past the
-// program, and their reader ran off the end of the section.
+// fuzz/line_program_fuzz.cpp): the file tables were then read from past the
+// program's start with an end before their start, and the reader of their
+// strings ran off the section. The unit ends the section, right before a
+// page that cannot be read, so a read past it crashes in every build.
 TEST(LineProgramTest, HeaderLengthShorterThanTheHeaderIsRefused) {
   const std::vector<uint8_t> unit = {
-      29, 0, 0, 0,             // unit_length
-      4,  0,                   // version 4
-      1,  0, 0, 0,             // header_length: 1, though 20 bytes of header follow
-      1,  1, 1, 0xfb, 14, 13,  // min_inst, max_ops, is_stmt, line_base, range, base
-      0,  1, 1, 1,    1,  0,  0, 0, 1, 0, 0, 1,  // standard opcode lengths
-      0,  0,                                     // no directories, no files
-      0,  1, 1};                                 // DW_LNE_end_sequence
-  ASSERT_EQ(unit.size(), 4U + 29U);
+      27,  0,   0,  0,             // unit_length
+      4,   0,                      // version 4
+      1,   0,   0,  0,             // header_length: 1, though 18 bytes of header follow
+      1,   1,   1,  0xfb, 14, 13,  // min_inst, max_ops, is_stmt, line_base, range, base
+      0,   1,   1,  1,    1,  0,  0, 0, 1, 0, 0, 1,  // standard opcode lengths
+      'a', 'b', 'c'};                                // a directory name without its NUL
+  ASSERT_EQ(unit.size(), 4U + 27U);
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  void* map = ::mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  auto* guard = static_cast<uint8_t*>(map) + page;
+  ASSERT_EQ(::mprotect(guard, page, PROT_NONE), 0);
+  std::memcpy(guard - unit.size(), unit.data(), unit.size());
   DebugSections s;
-  s.line = unit;
+  s.line = {guard - unit.size(), unit.size()};
   std::vector<std::string> files;
   std::vector<LineRow> rows;
   EXPECT_FALSE(readLineProgram(s, 0, "/src", files, rows));
   EXPECT_TRUE(files.empty() && rows.empty());
+  ::munmap(map, 2 * page);
 }
 
 }  // namespace
