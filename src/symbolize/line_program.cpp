@@ -288,9 +288,10 @@ bool runProgram(Cursor& c, const Header& h, std::vector<LineRow>& rows) {
       case 0: {  // extended
         uint64_t len = c.uleb();
         if (!c.ok() || len == 0) return false;
-        Cursor ext(c.at(), c.at() + len);
-        c.skip(len);
+        const uint8_t* at = c.at();
+        c.skip(len);  // checks len against the bytes left before forming at + len
         if (!c.ok()) return false;
+        Cursor ext(at, at + len);
         switch (ext.u8()) {
           case DW_LNE_end_sequence:
             emit(true);

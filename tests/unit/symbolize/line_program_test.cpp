@@ -153,5 +153,27 @@ TEST(LineProgramTest, HeaderLengthShorterThanTheHeaderIsRefused) {
   ::munmap(map, 2 * page);
 }
 
+// An extended opcode whose length runs past the section (found by
+// fuzz/line_program_fuzz.cpp): the end of its operands was computed before
+// the length was checked, a pointer overflow (UBSan, in build-asan).
+TEST(LineProgramTest, ExtendedOpcodeLongerThanTheSectionIsRefused) {
+  const std::vector<uint8_t> unit = {
+      36,   0,    0,    0,               // unit_length
+      4,    0,                           // version 4
+      20,   0,    0,    0,               // header_length
+      1,    1,    1,    0xfb, 14,   13,  // min_inst, max_ops, is_stmt, line_base, range, base
+      0,    1,    1,    1,    1,    0,    0,    0,    1,   0, 0, 1,  // standard opcode lengths
+      0,    0,                                                       // no directories, no files
+      0,  // an extended opcode, its length 2^63 - 1:
+      0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f};
+  ASSERT_EQ(unit.size(), 4U + 36U);
+  DebugSections s;
+  s.line = unit;
+  std::vector<std::string> files;
+  std::vector<LineRow> rows;
+  EXPECT_FALSE(readLineProgram(s, 0, "/src", files, rows));
+  EXPECT_TRUE(files.empty() && rows.empty());
+}
+
 }  // namespace
 }  // namespace strobe::symbolize
