@@ -36,9 +36,12 @@ cmake -S "$work/app" -B "$work/app/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix"
 cmake --build "$work/app/build" > /dev/null
 
 export LD_LIBRARY_PATH=$libdir
-"$work/c_example" "$work/c.pb.gz" > "$work/c.txt"
+# A sanitizer build's libstrobe needs the ASan runtime loaded first.
+run=(env)
+[ -n "${STROBE_ASAN_PRELOAD:-}" ] && run=(env LD_PRELOAD="${STROBE_ASAN_PRELOAD%:}")
+"${run[@]}" "$work/c_example" "$work/c.pb.gz" > "$work/c.txt"
 grep -q "hot" "$work/c.txt" || { echo "FAIL: the C example's report lacks hot()"; cat "$work/c.txt"; exit 1; }
 [ -s "$work/c.pb.gz" ] || { echo "FAIL: the C example wrote no pprof file"; exit 1; }
-"$work/app/build/cpp_example" > "$work/cpp.txt"
+"${run[@]}" "$work/app/build/cpp_example" > "$work/cpp.txt"
 grep -q "parse" "$work/cpp.txt" || { echo "FAIL: the C++ example's report lacks parse()"; cat "$work/cpp.txt"; exit 1; }
 echo "ok: installed libstrobe builds and runs both examples"
