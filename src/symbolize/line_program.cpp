@@ -224,6 +224,7 @@ bool readHeader(Cursor& c, Header& h, const uint8_t*& program, const uint8_t*& e
   all.skip(length);
   if (!all.ok()) return false;
   end = unit + length;
+  c = Cursor(unit, end);  // the header lies in the unit (a zero length has none)
   h.version = static_cast<unsigned>(c.fixed(2));
   if (h.version < 2 || h.version > 5) return false;
   if (h.version >= 5) {
