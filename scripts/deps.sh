@@ -22,6 +22,7 @@ test_pkgs=(
   libxml2-utils golang-go golang-github-google-pprof-dev chromium nodejs
   python3  # python3: a loopback HTTP server stands in for debuginfod
   clang    # clang: a second producer's DWARF for the symbolizer's tests
+  clang-16 libclang-rt-16-dev  # the fuzz build (fuzz/): libFuzzer, ASan, UBSan
   dpkg-dev lintian man-db)  # the package test: builds the .deb, checks it, renders the man pages
 bench_pkgs=(linux-perf hyperfine elfutils llvm google-perftools libgoogle-perftools4 sqlite3 valgrind)
 
