@@ -14,14 +14,16 @@ build_pkgs=(
   libprotozero-dev rapidjson-dev libcpp-httplib-dev libncurses-dev
   googletest libgtest-dev libgmock-dev binutils
   libc6-dbg  # names libc's internal functions (start_thread, clone3, ...) in profiles
+  libcapstone-dev  # disassembly for strobe annotate (x86-64, aarch64)
 )
 # What only the test run needs: real consumers of the outputs (Google's
 # pprof built from Debian's sources, Chromium, xmllint).
 test_pkgs=(
   libxml2-utils golang-go golang-github-google-pprof-dev chromium nodejs
   python3  # python3: a loopback HTTP server stands in for debuginfod
-  clang)   # clang: a second producer's DWARF for the symbolizer's tests
-bench_pkgs=(linux-perf hyperfine elfutils llvm google-perftools libgoogle-perftools4 sqlite3 valgrind)
+  clang    # clang: a second producer's DWARF for the symbolizer's tests
+  linux-perf)  # perf annotate: the independent check of strobe annotate's shares
+bench_pkgs=(hyperfine elfutils llvm google-perftools libgoogle-perftools4 sqlite3 valgrind)
 
 # Debian's nodejs comes without npm (NodeSource's includes it).
 command -v npm >/dev/null 2>&1 || test_pkgs+=(npm)
