@@ -1,0 +1,36 @@
+// x86-64: AT&T syntax (objdump's and perf annotate's default); jumps, calls
+// and returns by capstone's groups; a direct target is the one immediate
+// operand. Undecodable bytes are stepped over one at a time.
+#include "disasm/arch_traits.hpp"
+
+namespace strobe::disasm {
+namespace {
+
+void configure(csh handle) {
+  cs_option(handle, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+}
+
+Kind kind(csh handle, const cs_insn& insn) {
+  if (cs_insn_group(handle, &insn, CS_GRP_RET)) return Kind::kReturn;
+  if (cs_insn_group(handle, &insn, CS_GRP_CALL)) return Kind::kCall;
+  if (cs_insn_group(handle, &insn, CS_GRP_JUMP)) {
+    return insn.id == X86_INS_JMP || insn.id == X86_INS_LJMP ? Kind::kJump : Kind::kBranch;
+  }
+  return Kind::kOther;
+}
+
+std::optional<uint64_t> target(const cs_insn& insn) {
+  if (insn.detail == nullptr) return std::nullopt;
+  const cs_x86& x = insn.detail->x86;
+  if (x.op_count != 1 || x.operands[0].type != X86_OP_IMM) return std::nullopt;
+  return static_cast<uint64_t>(x.operands[0].imm);
+}
+
+}  // namespace
+
+const ArchTraits& x86_64Traits() {
+  static const ArchTraits traits{CS_ARCH_X86, CS_MODE_64, 1, configure, kind, target};
+  return traits;
+}
+
+}  // namespace strobe::disasm
