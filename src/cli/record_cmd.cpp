@@ -148,6 +148,13 @@ int runRecordChecked(RecordArgs& a) {
                profile.locations().size(), profile.modules().size(), cpu_ms, wall_ms);
   }
 
+  // What annotate needs after the binaries are gone (model/code.hpp).
+  const uint64_t code_bytes = symbolizer.keepCode(profile);
+  if (std::getenv("STROBE_DEBUG") != nullptr) {
+    std::fprintf(stderr, "strobe: debug: kept the code of %zu functions, %llu bytes\n",
+                 profile.code().size(), static_cast<unsigned long long>(code_bytes));
+  }
+
   bool moved = keepOld(a.output);
   if (auto st = store::writeProfile(profile, a.output); !st) {
     logError(st.error());
