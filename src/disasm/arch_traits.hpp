@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "disasm/capstone_api.hpp"
 #include "disasm/disassembler.hpp"
 
 namespace strobe::disasm {
@@ -17,9 +18,9 @@ struct ArchTraits {
   cs_mode mode;
   uint32_t invalid_step;  // bytes to skip over what does not decode
   // Extra options once the handle is open (syntax); may be nullptr.
-  void (*configure)(csh handle);
+  void (*configure)(const CapstoneApi& api, csh handle);
   // The kind of a decoded instruction (needs CS_OPT_DETAIL).
-  Kind (*kind)(csh handle, const cs_insn& insn);
+  Kind (*kind)(const cs_insn& insn);
   // A direct jump, branch or call's destination, if any.
   std::optional<uint64_t> (*target)(const cs_insn& insn);
 };

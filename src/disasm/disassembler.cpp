@@ -35,12 +35,13 @@ std::optional<Arch> parseArch(std::string_view name) {
 struct Disassembler::Impl {
   Arch arch = Arch::kX86_64;
   const ArchTraits* traits = nullptr;
+  const CapstoneApi* cs = nullptr;
   csh handle = 0;
   cs_insn* insn = nullptr;  // capstone's scratch instruction (with detail)
 
   ~Impl() {
-    if (insn != nullptr) cs_free(insn, 1);
-    if (handle != 0) cs_close(&handle);
+    if (insn != nullptr) cs->free(insn, 1);
+    if (handle != 0) cs->close(&handle);
   }
 };
 
@@ -50,19 +51,22 @@ Disassembler& Disassembler::operator=(Disassembler&&) noexcept = default;
 Disassembler::~Disassembler() = default;
 
 Result<Disassembler> Disassembler::open(Arch arch) {
+  auto cs = capstone();
+  if (!cs) return cs.takeError();
   auto impl = std::make_unique<Impl>();
   impl->arch = arch;
   impl->traits = &traitsOf(arch);
-  if (cs_err err = cs_open(impl->traits->arch, impl->traits->mode, &impl->handle);
+  impl->cs = *cs;
+  if (cs_err err = impl->cs->open(impl->traits->arch, impl->traits->mode, &impl->handle);
       err != CS_ERR_OK) {
     impl->handle = 0;
     return makeError(std::string("cannot disassemble ") + std::string(archName(arch)) +
-                         " code: " + cs_strerror(err),
+                         " code: " + impl->cs->strerror(err),
                      "", ErrorKind::kUnsupported);
   }
-  cs_option(impl->handle, CS_OPT_DETAIL, CS_OPT_ON);
-  if (impl->traits->configure != nullptr) impl->traits->configure(impl->handle);
-  impl->insn = cs_malloc(impl->handle);
+  impl->cs->option(impl->handle, CS_OPT_DETAIL, CS_OPT_ON);
+  if (impl->traits->configure != nullptr) impl->traits->configure(*impl->cs, impl->handle);
+  impl->insn = impl->cs->malloc(impl->handle);
   if (impl->insn == nullptr) {
     return makeError("cannot disassemble: out of memory", "", ErrorKind::kGeneric);
   }
@@ -81,14 +85,14 @@ std::vector<Instruction> Disassembler::decode(std::span<const uint8_t> code,
   size_t left = code.size();
   uint64_t pc = address;
   while (left > 0) {
-    if (cs_disasm_iter(impl_->handle, &at, &left, &pc, impl_->insn)) {
+    if (impl_->cs->disasm_iter(impl_->handle, &at, &left, &pc, impl_->insn)) {
       const cs_insn& insn = *impl_->insn;
       Instruction i;
       i.address = insn.address;
       i.size = insn.size;
       i.mnemonic = insn.mnemonic;
       i.operands = insn.op_str;
-      i.kind = t.kind(impl_->handle, insn);
+      i.kind = t.kind(insn);
       if (i.kind == Kind::kJump || i.kind == Kind::kBranch || i.kind == Kind::kCall) {
         i.target = t.target(insn);
       }

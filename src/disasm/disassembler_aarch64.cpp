@@ -7,7 +7,7 @@
 namespace strobe::disasm {
 namespace {
 
-Kind kind(csh, const cs_insn& insn) {
+Kind kind(const cs_insn& insn) {
   switch (insn.id) {
     case ARM64_INS_RET:
       return Kind::kReturn;
