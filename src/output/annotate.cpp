@@ -104,6 +104,12 @@ class Builder {
       return {};
     }
     size_t n = c.bytes.size();
+    if (n > model::kMaxFunctionCodeBytes) {
+      warn(part, "the kept code is corrupt: " + std::to_string(n) +
+                     " bytes, more than strobe keeps of a function (" +
+                     kib(model::kMaxFunctionCodeBytes) + "); not disassembled");
+      return {};
+    }
     if (n < c.size) {
       warn(part, "the kept code is truncated: " + std::to_string(n) + " of " +
                      std::to_string(c.size) + " bytes; the disassembly stops at " +
@@ -126,7 +132,8 @@ class Builder {
     if (it == disassemblers_.end()) {
       auto d = disasm::Disassembler::open(arch);
       if (!d) {
-        a_.warnings.push_back(d.error().describe());
+        const Error& e = d.error();
+        a_.warnings.push_back(e.describe() + (e.hint.empty() ? "" : ": " + e.hint));
         it = disassemblers_.emplace(arch, std::nullopt).first;
       } else {
         it = disassemblers_.emplace(arch, std::move(*d)).first;
@@ -219,11 +226,19 @@ class Builder {
     }
   }
 
-  // "hot+0x10" for an address in a kept range of module `module`.
+  // "hot+0x10" for an address in a kept range of module `module` (by
+  // ranges_, sorted by module and address), "" when none holds it.
   std::string nameOf(model::ModuleId module, uint64_t address) const {
-    for (const model::FunctionCode& c : p_.code()) {
-      if (c.module != module || address < c.address || address - c.address >= c.size) continue;
-      if (c.function == model::kNone) return {};
+    auto it = std::upper_bound(
+        ranges_.begin(), ranges_.end(), std::pair{module, address},
+        [](const std::pair<model::ModuleId, uint64_t>& k, const model::FunctionCode* c) {
+          return k.first != c->module ? k.first < c->module : k.second < c->address;
+        });
+    for (int steps = 0; it != ranges_.begin() && steps < 4; ++steps) {
+      const model::FunctionCode& c = **--it;
+      if (c.module != module) break;
+      if (address - c.address >= c.size) continue;
+      if (c.function >= p_.functions().size()) return {};
       std::string_view name = withoutParameters(p_.str(p_.functions()[c.function].name));
       return std::string(name) + "+" + hex(address - c.address);
     }
@@ -231,6 +246,11 @@ class Builder {
   }
 
   void markJumps() {
+    for (const model::FunctionCode& c : p_.code()) ranges_.push_back(&c);
+    std::sort(ranges_.begin(), ranges_.end(),
+              [](const model::FunctionCode* x, const model::FunctionCode* y) {
+                return x->module != y->module ? x->module < y->module : x->address < y->address;
+              });
     std::unordered_map<uint64_t, AnnotatedInstruction*> at;
     for (AnnotatedPart& part : a_.parts) {
       for (AnnotatedInstruction& i : part.instructions) at.emplace(i.address, &i);
@@ -268,6 +288,7 @@ class Builder {
   const model::FunctionId f_;
   const std::vector<model::LeafWeight> leaves_;
   std::map<disasm::Arch, std::optional<disasm::Disassembler>> disassemblers_;
+  std::vector<const model::FunctionCode*> ranges_;  // every kept range, by module and address
   Annotation a_;
 };
 

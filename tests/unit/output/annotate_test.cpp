@@ -216,6 +216,14 @@ TEST(AnnotateTest, AlteredCodeIsFlagged) {
                      "the kept code is corrupt: 64 bytes for a 56-byte function; the extra "
                      "bytes are ignored"));
   EXPECT_EQ(a.parts[0].instructions.back().address, 0x1287u);
+
+  // More than any recorder keeps: not disassembled at all.
+  f = fixture(std::vector<uint8_t>(model::kMaxFunctionCodeBytes + 1, 0x90));
+  f.p.mutableCode()[0].size = model::kMaxFunctionCodeBytes + 1;
+  a = annotate(f.p, f.hot);
+  EXPECT_TRUE(warned(a, "the kept code is corrupt: 262145 bytes, more than strobe keeps of a "
+                        "function (256 KiB); not disassembled"));
+  EXPECT_TRUE(a.parts[0].instructions.empty());
 }
 
 TEST(AnnotateTest, CodeThatCannotBeDisassembled) {
