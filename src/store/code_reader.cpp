@@ -4,6 +4,7 @@
 // keeps no code.
 #include <new>
 
+#include "model/code.hpp"
 #include "store/row_view.hpp"
 #include "store/schema.hpp"
 #include "store/sqlite_handle.hpp"
@@ -105,6 +106,14 @@ class CodeReader {
       c.checksum = r.u64(8, "checksum");
       int type = sqlite3_column_type(s, 7);
       if (r.ok() && type != SQLITE_BLOB) r.note("bytes is not a blob");
+      // No recorder writes more: a larger blob is damage (or a hostile file).
+      const auto length = static_cast<uint64_t>(sqlite3_column_bytes(s, 7));
+      if (r.ok() && length > model::kMaxFunctionCodeBytes) {
+        r.note("bytes holds " + std::to_string(length) +
+               " bytes, more than strobe keeps of one "
+               "function (" +
+               std::to_string(model::kMaxFunctionCodeBytes) + ")");
+      }
       if (r.ok() && static_cast<uint64_t>(id) != want) {
         r.note("id " + std::to_string(id) + " where " + std::to_string(want) +
                " was expected (ids run 0, 1, 2, ...)");

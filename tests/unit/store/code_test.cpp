@@ -128,7 +128,11 @@ TEST_F(CodeStoreTest, DamagedRowsAreNamed) {
             path +
                 ": the kept code is damaged: code row 1: id 5 where 1 was expected (ids run 0, "
                 "1, 2, ...)");
-  execSql(path, "UPDATE code SET id = 1 WHERE id = 5; UPDATE code_lines SET code_id = 9");
+  execSql(path, "UPDATE code SET id = 1 WHERE id = 5; UPDATE code SET bytes = zeroblob(262145)");
+  EXPECT_EQ(codeError(path), path +
+                                 ": the kept code is damaged: code row 0: bytes holds 262145 "
+                                 "bytes, more than strobe keeps of one function (262144)");
+  execSql(path, "UPDATE code SET bytes = x'00'; UPDATE code_lines SET code_id = 9");
   EXPECT_EQ(codeError(path),
             path +
                 ": the kept code is damaged: code_lines row (code_id 9, offset 0): code_id 9 "
