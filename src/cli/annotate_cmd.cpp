@@ -25,7 +25,10 @@ namespace strobe::cli {
 namespace {
 
 struct AnnotateArgs {
-  std::vector<std::string> positional;  // [FILE] FUNCTION
+  // [FILE] FUNCTION: with one argument, it is the function (CLI11 fills
+  // positionals in order, and its way round that breaks options after them).
+  std::string file;
+  std::string function;
   bool no_source = false;
   double threshold = 0;
 };
@@ -92,8 +95,14 @@ int fail(const Error& e) {
 }
 
 int runAnnotate(const AnnotateArgs& a) {
-  const std::string file = a.positional.size() >= 2 ? a.positional[0] : "strobe.db";
-  const std::string& query = a.positional.back();
+  if (a.file.empty() && a.function.empty()) {
+    return fail(makeError("name the function to annotate",
+                          "strobe annotate [FILE] FUNCTION; strobe report FILE lists the "
+                          "sampled functions",
+                          ErrorKind::kUsage));
+  }
+  const std::string file = a.function.empty() ? std::string("strobe.db") : a.file;
+  const std::string& query = a.function.empty() ? a.file : a.function;
   if (!(a.threshold >= 0 && a.threshold <= 100)) {
     return fail(makeError(fmt::format("--threshold {} is not a percentage", a.threshold),
                           "give a share from 0 to 100, e.g. --threshold 1", ErrorKind::kUsage));
@@ -182,11 +191,12 @@ Runner addAnnotateCommand(CLI::App& app) {
   auto args = std::make_shared<AnnotateArgs>();
   CLI::App* sub = app.add_subcommand(
       "annotate", "Disassemble a sampled function with each instruction's share of its samples");
-  sub->add_option("positional", args->positional,
-                  "[FILE] FUNCTION: the recording (default strobe.db) and the function, by its "
-                  "exact name, its name without parameters, or a prefix naming one function")
-      ->required()
-      ->expected(1, 2);
+  sub->add_option("file", args->file, "The recording (default strobe.db; may be left out)")
+      ->type_name("FILE");
+  sub->add_option("function", args->function,
+                  "The function: its exact name, its name without parameters, or a prefix "
+                  "naming one function")
+      ->type_name("FUNCTION");
   sub->add_flag("--no-source", args->no_source, "No source lines between the instructions");
   sub->add_option("--threshold", args->threshold,
                   "Show only instructions with at least this percentage of the function's samples");

@@ -389,6 +389,16 @@ TEST_F(AnnotateE2eTest, CommandLineErrors) {
             "  hint: give a share from 0 to 100, e.g. --threshold 1\n");
   a = strobe({"annotate"});
   EXPECT_EQ(a.status, 2) << a.err;
+  EXPECT_EQ(a.err,
+            "strobe: error: name the function to annotate\n"
+            "  hint: strobe annotate [FILE] FUNCTION; strobe report FILE lists the sampled "
+            "functions\n");
+  a = strobe({"annotate", db(), "alpha_one", "extra"});
+  EXPECT_EQ(a.status, 2) << a.err;
+  // Options may follow the function; one argument is the function.
+  a = strobe({"annotate", "alpha_one", "--no-source"});
+  EXPECT_EQ(a.status, 1) << a.err;  // strobe.db does not exist here
+  EXPECT_NE(a.err.find("no recording at strobe.db"), std::string::npos) << a.err;
 
   a = strobe({"report", db(), "--bucket", "16"});
   EXPECT_EQ(a.status, 2);
