@@ -194,8 +194,8 @@ Runner addAnnotateCommand(CLI::App& app) {
   sub->add_option("file", args->file, "The recording (default strobe.db; may be left out)")
       ->type_name("FILE");
   sub->add_option("function", args->function,
-                  "The function: its exact name, its name without parameters, or a prefix "
-                  "naming one function")
+                  "The function: its exact name, its name without parameters (and scopes), "
+                  "or a prefix naming one function")
       ->type_name("FUNCTION");
   sub->add_flag("--no-source", args->no_source, "No source lines between the instructions");
   sub->add_option("--threshold", args->threshold,

@@ -310,6 +310,18 @@ std::string_view withoutParameters(std::string_view name) {
   return name;
 }
 
+std::string_view unqualified(std::string_view name) {
+  int depth =
+      0;  // inside <...> or (...): "a::b<c::d>::e" -> "e", "(anonymous namespace)::f" -> "f"
+  for (size_t i = name.size(); i-- > 0;) {
+    char c = name[i];
+    if (c == '>' || c == ')') ++depth;
+    if ((c == '<' || c == '(') && depth > 0) --depth;
+    if (depth == 0 && c == ':' && i > 0 && name[i - 1] == ':') return name.substr(i + 1);
+  }
+  return name;
+}
+
 std::vector<AnnotateCandidate> matchFunctions(const model::Profile& p, std::string_view query) {
   struct Info {
     uint64_t weight = 0;
@@ -370,7 +382,8 @@ std::vector<AnnotateCandidate> matchFunctions(const model::Profile& p, std::stri
     const model::Function& fn = p.functions()[id];
     const std::string& name = p.str(fn.name);
     const std::string& system = p.str(fn.system_name);
-    if (name == query || system == query || withoutParameters(name) == query) {
+    const std::string_view base = withoutParameters(name);
+    if (name == query || system == query || base == query || unqualified(base) == query) {
       exact.push_back(candidate(id, in));
     } else if (!query.empty() && (startsWith(name, query) || startsWith(system, query))) {
       prefix.push_back(candidate(id, in));

@@ -45,7 +45,8 @@ struct AnnotateCandidate {
 };
 
 // The candidates whose name (demangled or symbol) is `query`, or whose
-// demangled name without its parameter list is (`hot` for `hot(int)`); if
+// demangled name without its parameter list is (`hot` for `hot(int)`), or
+// that without its scopes (`mix` for `(anonymous namespace)::mix(int)`); if
 // none, those whose name starts with `query`. Hottest first. Several
 // distinct names mean the query is ambiguous: the caller lists them.
 std::vector<AnnotateCandidate> matchFunctions(const model::Profile& p, std::string_view query);
@@ -98,5 +99,7 @@ Annotation annotate(const model::Profile& p, model::FunctionId function);
 // `name` without its trailing parameter list (and cv-qualifiers):
 // "ns::f(int) const" -> "ns::f"; names without one are returned whole.
 std::string_view withoutParameters(std::string_view name);
+// `name` (without parameters) without its scopes: "a::b<c::d>::e" -> "e".
+std::string_view unqualified(std::string_view name);
 
 }  // namespace strobe::output

@@ -155,7 +155,9 @@ TEST(AnnotateTest, MatchingFunctions) {
   EXPECT_TRUE(hot[0].has_code);
   EXPECT_EQ(hot[0].weight, 100'000'000u);
   EXPECT_EQ(hot[0].module, "app");
-  // mix() has no code of its own: it was inlined into hot().
+  // mix() has no code of its own: it was inlined into hot(). Its name
+  // without scopes and parameters names it too.
+  EXPECT_EQ(names("mix").size(), 1u);
   std::vector<AnnotateCandidate> mix = matchFunctions(f.p, "(anonymous namespace)::mix");
   ASSERT_EQ(mix.size(), 1u);
   EXPECT_EQ(mix[0].weight, 0u);
@@ -179,6 +181,12 @@ TEST(AnnotateTest, WithoutParameters) {
   EXPECT_EQ(withoutParameters("()"), "()");
   EXPECT_EQ(withoutParameters("f(int"), "f(int");
   EXPECT_EQ(withoutParameters(""), "");
+  EXPECT_EQ(unqualified("a::b<c::d>::e"), "e");
+  EXPECT_EQ(unqualified("(anonymous namespace)::mix"), "mix");
+  EXPECT_EQ(unqualified("ns::S<int (*)(a::b)>::operator()"), "operator()");
+  EXPECT_EQ(unqualified("std::vector<a::b>"), "vector<a::b>");
+  EXPECT_EQ(unqualified("plain"), "plain");
+  EXPECT_EQ(unqualified("::"), "");
 }
 
 TEST(AnnotateTest, TruncatedCodeIsDisassembledAsFarAsItGoes) {
@@ -221,8 +229,9 @@ TEST(AnnotateTest, AlteredCodeIsFlagged) {
   f = fixture(std::vector<uint8_t>(model::kMaxFunctionCodeBytes + 1, 0x90));
   f.p.mutableCode()[0].size = model::kMaxFunctionCodeBytes + 1;
   a = annotate(f.p, f.hot);
-  EXPECT_TRUE(warned(a, "the kept code is corrupt: 262145 bytes, more than strobe keeps of a "
-                        "function (256 KiB); not disassembled"));
+  EXPECT_TRUE(warned(a,
+                     "the kept code is corrupt: 262145 bytes, more than strobe keeps of a "
+                     "function (256 KiB); not disassembled"));
   EXPECT_TRUE(a.parts[0].instructions.empty());
 }
 
