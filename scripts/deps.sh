@@ -15,6 +15,7 @@ build_pkgs=(
   googletest libgtest-dev libgmock-dev binutils
   libc6-dbg  # names libc's internal functions (start_thread, clone3, ...) in profiles
   help2man go-md2man  # the man pages, generated from --help and docs/ (packaging/)
+  libcapstone-dev  # disassembly for strobe annotate (x86-64, aarch64)
 )
 # What only the test run needs: real consumers of the outputs (Google's
 # pprof built from Debian's sources, Chromium, xmllint).
@@ -23,8 +24,9 @@ test_pkgs=(
   python3  # python3: a loopback HTTP server stands in for debuginfod
   clang    # clang: a second producer's DWARF for the symbolizer's tests
   clang-16 libclang-rt-16-dev  # the fuzz build (fuzz/): libFuzzer, ASan, UBSan
-  dpkg-dev lintian man-db)  # the package test: builds the .deb, checks it, renders the man pages
-bench_pkgs=(linux-perf hyperfine elfutils llvm google-perftools libgoogle-perftools4 sqlite3 valgrind)
+  dpkg-dev lintian man-db  # the package test: builds the .deb, checks it, renders the man pages
+  linux-perf)  # perf annotate: the independent check of strobe annotate's shares
+bench_pkgs=(hyperfine elfutils llvm google-perftools libgoogle-perftools4 sqlite3 valgrind)
 
 # Debian's nodejs comes without npm (NodeSource's includes it).
 command -v npm >/dev/null 2>&1 || test_pkgs+=(npm)

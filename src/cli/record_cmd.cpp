@@ -148,6 +148,16 @@ int runRecordChecked(RecordArgs& a) {
                profile.locations().size(), profile.modules().size(), cpu_ms, wall_ms);
   }
 
+  // What annotate needs after the binaries are gone (model/code.hpp).
+  auto code0 = std::chrono::steady_clock::now();
+  const uint64_t code_bytes = symbolizer.keepCode(profile);
+  if (std::getenv("STROBE_DEBUG") != nullptr) {
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - code0).count();
+    std::fprintf(stderr, "strobe: debug: kept the code of %zu functions, %llu bytes, in %.1f ms\n",
+                 profile.code().size(), static_cast<unsigned long long>(code_bytes), ms);
+  }
+
   bool moved = keepOld(a.output);
   if (auto st = store::writeProfile(profile, a.output); !st) {
     logError(st.error());

@@ -8,6 +8,7 @@
 #include "base/log.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "model/address_table.hpp"
 #include "model/filter.hpp"
 #include "output/format.hpp"
 #include "store/store.hpp"
@@ -29,12 +30,14 @@ struct ReportArgs {
   bool tree = false;
   bool per_thread = false;
   std::string callers, callees;
+  uint64_t bucket = 0;  // --bucket BYTES; 0: not given
 };
 
 Result<model::GroupBy> parseGroupBy(const std::string& by) {
   if (std::optional<model::GroupBy> g = model::parseGroupBy(by)) return *g;
   return makeError("unknown --by '" + by + "'",
-                   "use --by function, line, file, module, thread or process", ErrorKind::kUsage);
+                   "use --by function, line, file, module, thread, process or address",
+                   ErrorKind::kUsage);
 }
 
 int fail(const Error& e) {
@@ -55,6 +58,18 @@ int runReport(const ReportArgs& a) {
   auto by = parseGroupBy(a.by);
   if (!by) return fail(by.error());
   opt.by = *by;
+  if (a.bucket != 0 && opt.by != model::GroupBy::kAddress) {
+    return fail(makeError("--bucket needs --by address", "add --by address, or drop --bucket",
+                          ErrorKind::kUsage));
+  }
+  if (a.bucket != 0 && !model::validBucket(a.bucket)) {
+    return fail(
+        makeError("--bucket " + std::to_string(a.bucket) + " is not a power of two from 1 to " +
+                      std::to_string(model::kMaxBucket),
+                  "use e.g. --bucket 16 (powers of two align alike in the file and in memory)",
+                  ErrorKind::kUsage));
+  }
+  if (a.bucket != 0) opt.bucket = a.bucket;
   if (!a.since.empty()) {
     auto d = parseDuration(a.since);
     if (!d) return fail(d.error());
@@ -89,6 +104,13 @@ int runReport(const ReportArgs& a) {
 
   auto profile = store::readProfile(a.file);
   if (!profile) return fail(profile.error());
+  // --by address names addresses function+offset from the kept code ranges.
+  if (opt.by == model::GroupBy::kAddress) {
+    if (auto code = store::readCode(a.file, *profile); !code) {
+      logWarning(code.error().describe() + ": rows show functions without offsets",
+                 code.error().hint);
+    }
+  }
 
   std::FILE* out = stdout;
   if (!a.output.empty()) {
@@ -118,8 +140,11 @@ Runner addReportCommand(CLI::App& app) {
   sub->add_option("-f,--format", args->format,
                   output::formatList() + " (default: from -o's extension, else text)");
   sub->add_option("-o,--output", args->output, "Write to this file instead of stdout");
-  sub->add_option("--by", args->by, "Group by: function, line, file, module, thread or process")
+  sub->add_option("--by", args->by,
+                  "Group by: function, line, file, module, thread, process or address")
       ->capture_default_str();
+  sub->add_option("--bucket", args->bucket,
+                  "--by address: one row per aligned bucket of BYTES (a power of two, <= 4096)");
   sub->add_option("--top", args->top, "Rows to show (0: all)")->capture_default_str();
   sub->add_option("--threshold", args->threshold,
                   "Hide rows and tree nodes below this percentage of the total");

@@ -6,6 +6,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "model/address_table.hpp"
 #include "model/frames.hpp"
 
 namespace strobe::model {
@@ -26,6 +27,7 @@ uint64_t rowKey(const Profile& p, GroupBy by, const Frame& f) {
     case GroupBy::kModule:
     case GroupBy::kThread:
     case GroupBy::kProcess:
+    case GroupBy::kAddress:  // its own table (address_table.hpp)
       return p.locations()[f.location].module;
   }
   return 0;
@@ -142,6 +144,7 @@ std::vector<TopRow> topTable(const Profile& p, GroupBy by, bool fold_inline) {
 
 std::vector<TopRow> topTable(const Profile& p, std::span<const Sample> samples, GroupBy by,
                              bool fold_inline) {
+  if (by == GroupBy::kAddress) return addressTable(p, samples, 1);
   std::vector<TopRow> out;
   if (by == GroupBy::kThread) {
     out = threadTable(p, samples);
@@ -198,6 +201,7 @@ namespace {
 constexpr std::pair<GroupBy, std::string_view> kGroupByNames[] = {
     {GroupBy::kFunction, "function"}, {GroupBy::kLine, "line"},     {GroupBy::kFile, "file"},
     {GroupBy::kModule, "module"},     {GroupBy::kThread, "thread"}, {GroupBy::kProcess, "process"},
+    {GroupBy::kAddress, "address"},
 };
 }  // namespace
 

@@ -59,6 +59,28 @@ struct Location {
   std::vector<Line> lines;  // innermost first; empty until symbolized / when unknown
 };
 
+// The machine code of a function that holds samples, as the recorder kept it
+// (see model/code.hpp and docs/FORMAT.md, tables `code` and `code_lines`):
+// its range in its module, its bytes when they could be read and were within
+// the bounds, and the line-table rows of the range.
+struct CodeLine {
+  uint32_t offset = 0;           // bytes from the function's first byte where the row starts
+  StringId file = kEmptyString;  // source file, "" when unknown
+  uint32_t line = 0;             // 0: no line for these bytes
+};
+
+struct FunctionCode {
+  FunctionId function = kNone;  // the (outermost) function of these bytes; kNone if unnamed
+  ModuleId module = kNone;
+  uint64_t offset = 0;          // file offset of the first byte in the module (kernel: address)
+  uint64_t address = 0;         // the first byte's address as the ELF file states it (SVMA)
+  uint64_t size = 0;            // bytes in the function's range
+  std::string arch;             // "x86_64" or "aarch64"; "" when unknown
+  std::vector<uint8_t> bytes;   // the range's `size` bytes; empty when not kept
+  uint64_t checksum = 0;        // codeChecksum(bytes) as recorded; 0 when not kept
+  std::vector<CodeLine> lines;  // by offset
+};
+
 struct StackNode {
   StackId parent = kNone;  // kNone at the root-most frame
   LocationId location = kNone;
@@ -140,6 +162,8 @@ class Profile {
 
   // Adds or updates (by tid) a thread.
   void setThread(Thread t);
+  // The code of a sampled function (model/code.hpp says which).
+  void addCode(FunctionCode c) { code_.push_back(std::move(c)); }
 
   const std::string& str(StringId id) const { return strings_[id]; }
   const std::vector<std::string>& strings() const { return strings_; }
@@ -152,6 +176,8 @@ class Profile {
   std::vector<Sample>& mutableSamples() { return samples_; }
   const std::vector<Thread>& threads() const { return threads_; }
   const Thread* findThread(int32_t tid) const;
+  const std::vector<FunctionCode>& code() const { return code_; }
+  std::vector<FunctionCode>& mutableCode() { return code_; }
   Meta& meta() { return meta_; }
   const Meta& meta() const { return meta_; }
 
@@ -191,6 +217,7 @@ class Profile {
   std::vector<Sample> samples_;
   std::vector<Thread> threads_;
   std::unordered_map<int32_t, size_t> thread_index_;
+  std::vector<FunctionCode> code_;
   Meta meta_;
 };
 

@@ -85,6 +85,7 @@ Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, 
   table.top = opt.top;
   table.threshold_pct = opt.threshold_pct.value_or(0);
   table.source = opt.source;
+  table.bucket = opt.bucket;
   switch (f) {
     case Format::kText: {
       for (const std::string* func : {&opt.callers, &opt.callees}) {
@@ -103,6 +104,7 @@ Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, 
       t.threshold_pct = opt.threshold_pct.value_or(opt.tree ? 0.5 : 0.0);
       t.callers = opt.callers;
       t.callees = opt.callees;
+      t.bucket = opt.bucket;
       writeTextReport(p, t, opt.source, out);
       break;
     }

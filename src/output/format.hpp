@@ -43,6 +43,7 @@ struct ReportOptions {
   std::string callers;      // text: who calls this function
   std::string callees;      // text: what this function calls
   bool per_thread = false;  // folded: root each stack at its thread
+  uint64_t bucket = 1;      // --by address: bytes per row (model::validBucket)
   bool header = true;       // text: the recording summary above the table
   std::string source;       // text: how to name the recording in the header
 };

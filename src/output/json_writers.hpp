@@ -37,6 +37,7 @@ struct TableOptions {
   size_t top = 0;            // 0: every row
   double threshold_pct = 0;  // rows whose total share is below are left out
   std::string source;        // the recording's name
+  uint64_t bucket = 1;       // --by address: bytes per row
 };
 
 Status writeJsonTable(const model::Profile& p, const TableOptions& opt, std::FILE* out);

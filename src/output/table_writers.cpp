@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "model/address_table.hpp"
 #include "output/json_writers.hpp"
 #include "output/utf8.hpp"
 
@@ -41,7 +42,10 @@ std::string csvField(const std::string& s) {
 
 std::vector<model::TopRow> tableRows(const model::Profile& p, const TableOptions& opt,
                                      uint64_t total_weight) {
-  std::vector<model::TopRow> rows = model::topTable(p, opt.by, opt.no_inline);
+  std::vector<model::TopRow> rows =
+      opt.by == model::GroupBy::kAddress
+          ? model::addressTable(p, std::span<const model::Sample>(p.samples()), opt.bucket)
+          : model::topTable(p, opt.by, opt.no_inline);
   if (opt.threshold_pct > 0) {
     std::erase_if(rows, [&](const model::TopRow& r) {
       return pct(r.total, total_weight) < opt.threshold_pct;
@@ -105,6 +109,10 @@ Status writeJsonTable(const model::Profile& p, const TableOptions& opt, std::FIL
     w.Uint64(r.total_samples);
     w.Key("total_pct");
     w.Double(pct(r.total, t.weight));
+    if (opt.by == model::GroupBy::kAddress) {
+      w.Key("address");
+      str(w, r.address);
+    }
     w.EndObject();
   }
   w.EndArray();
@@ -117,15 +125,18 @@ Status writeJsonTable(const model::Profile& p, const TableOptions& opt, std::FIL
 Status writeCsvTable(const model::Profile& p, const TableOptions& opt, std::FILE* out) {
   const model::Totals t = model::totals(p);
   std::vector<model::TopRow> rows = tableRows(p, opt, t.weight);
+  const bool by_address = opt.by == model::GroupBy::kAddress;
   fmt::print(out,
              "rank,name,system_name,file,line,module,self_ns,self_samples,self_pct,total_ns,"
-             "total_samples,total_pct\n");
+             "total_samples,total_pct{}\n",
+             by_address ? ",address" : "");
   size_t rank = 0;
   for (const model::TopRow& r : rows) {
-    fmt::print(out, "{},{},{},{},{},{},{},{},{:.3f},{},{},{:.3f}\n", ++rank, csvField(r.function),
+    fmt::print(out, "{},{},{},{},{},{},{},{},{:.3f},{},{},{:.3f}", ++rank, csvField(r.function),
                csvField(r.system_name), csvField(r.file), r.line, csvField(r.module), r.self,
                r.self_samples, pct(r.self, t.weight), r.total, r.total_samples,
                pct(r.total, t.weight));
+    fmt::print(out, "{}\n", by_address ? "," + csvField(r.address) : std::string());
   }
   return {};
 }

@@ -71,6 +71,7 @@ std::string formatTarget(const model::Meta& m) {
 }
 
 void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* out) {
+  if (opt.by == model::GroupBy::kAddress) return writeAddressTable(p, opt, out);
   const model::Totals t = model::totals(p);
   std::vector<model::TopRow> rows = model::topTable(p, opt.by, opt.no_inline);
   if (opt.threshold_pct > 0) {

@@ -23,11 +23,15 @@ struct TextOptions {
   bool tree = false;         // the call tree instead of the table
   std::string callers;       // the callers of this function instead
   std::string callees;       // the callees of this function instead
+  uint64_t bucket = 1;       // --by address: bytes per row
 };
 
 // Writes the whole report. `source` names the recording in the header.
 void writeTextReport(const model::Profile& p, const TextOptions& opt, const std::string& source,
                      std::FILE* out);
+
+// --by address: the table with an ADDRESS column (address_report.cpp).
+void writeAddressTable(const model::Profile& p, const TextOptions& opt, std::FILE* out);
 
 // Only the table (used by `record`'s summary too).
 void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* out);

@@ -143,13 +143,15 @@ class Reader {
       return makeError(path_ + " is not a strobe recording (an SQLite database of another program)",
                        kNotStrobeHint, ErrorKind::kCorrupt);
     }
-    const std::string ours = "this strobe reads schema " + std::to_string(kSchemaVersion);
+    const std::string ours = "this strobe reads schemas " + std::to_string(kOldestSchemaVersion) +
+                             " to " + std::to_string(kSchemaVersion);
     if (version > kSchemaVersion) {
       return makeError(path_ + " was written by a newer strobe (schema " + std::to_string(version) +
                            "); " + ours,
                        "upgrade strobe to read it", ErrorKind::kUnsupported);
     }
-    if (version < kSchemaVersion) {
+    version_ = version;
+    if (version < kOldestSchemaVersion) {
       return makeError(
           path_ + " has an unknown schema version " + std::to_string(version) + "; " + ours,
           kCorruptHint, ErrorKind::kCorrupt);
@@ -190,9 +192,9 @@ class Reader {
     return forEachRow("meta", "SELECT key, value FROM meta", [&](RowView& r, auto) -> Status {
       std::string key = r.text(0);
       std::string value = r.text(1);
-      if (key == "schema_version" && value != std::to_string(kSchemaVersion)) {
+      if (key == "schema_version" && value != std::to_string(version_)) {
         return corrupt("meta schema_version '" + printable(value) +
-                       "' disagrees with PRAGMA user_version " + std::to_string(kSchemaVersion));
+                       "' disagrees with PRAGMA user_version " + std::to_string(version_));
       }
       if (auto problem = applyMetaRow(p_.meta(), key, value)) {
         return corrupt("meta key '" + printable(key) + "': " + *problem);
@@ -351,7 +353,8 @@ class Reader {
   }
 
   const std::string& path_;
-  int64_t size_ = 0;  // of the file, in bytes
+  int64_t version_ = kSchemaVersion;  // PRAGMA user_version of the file
+  int64_t size_ = 0;                  // of the file, in bytes
   Db db_;
   model::Profile p_;
 };

@@ -36,6 +36,22 @@ CREATE TABLE samples(
 CREATE TABLE threads(tid INT PRIMARY KEY NOT NULL, pid INTEGER NOT NULL, name TEXT NOT NULL);
 )sql";
 
+// Schema 2: the code of the functions that hold self samples (model/code.hpp),
+// created after the tables above. code.bytes is the range's bytes or an
+// empty blob (not kept); code_lines are its line-table rows, `offset` bytes
+// from the function's first byte.
+inline constexpr const char* kCreateCodeTablesSql = R"sql(
+CREATE TABLE code(
+  id INTEGER PRIMARY KEY, function_id INTEGER REFERENCES functions(id),
+  module_id INTEGER NOT NULL REFERENCES modules(id), offset INTEGER NOT NULL,
+  address INTEGER NOT NULL, size INTEGER NOT NULL, arch TEXT NOT NULL,
+  bytes BLOB NOT NULL, checksum INTEGER NOT NULL);
+CREATE TABLE code_lines(
+  code_id INTEGER NOT NULL REFERENCES code(id), offset INTEGER NOT NULL,
+  file TEXT NOT NULL, line INTEGER NOT NULL,
+  PRIMARY KEY(code_id, offset)) WITHOUT ROWID;
+)sql";
+
 // Views for SQL users; the reader never uses them.
 //   leaf_functions: one row per sample with its leaf frame's innermost
 //     function (unresolved frames named like the reports: "libc.so.6+0x9a0f0",

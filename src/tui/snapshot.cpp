@@ -78,8 +78,11 @@ Snapshot buildSnapshot(const model::Profile& p, const SnapshotOptions& opt,
 
 bool parseGroupBy(std::string_view name, model::GroupBy& by) {
   std::optional<model::GroupBy> g = model::parseGroupBy(name);
-  // top has no file or process rows (see USAGE.md).
-  if (!g || *g == model::GroupBy::kFile || *g == model::GroupBy::kProcess) return false;
+  // top has no file, process or address rows (see USAGE.md).
+  if (!g || *g == model::GroupBy::kFile || *g == model::GroupBy::kProcess ||
+      *g == model::GroupBy::kAddress) {
+    return false;
+  }
   by = *g;
   return true;
 }

@@ -51,6 +51,7 @@ diff "$work/packaged" "$work/installed.cmp" ||
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
 [[ $depends == *libc6* ]] || fail "Depends does not name libc6: $depends"
+[[ $depends == *libcapstone* ]] || fail "Depends does not name capstone (strobe annotate loads it): $depends"
 [[ $depends != *-dev* ]] || fail "Depends names a -dev package: $depends"
 
 # lintian: no errors (its warnings are printed for the record).

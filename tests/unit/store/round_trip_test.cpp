@@ -88,8 +88,8 @@ TEST_F(StoreTest, FileIsIdentifiedAndVersioned) {
   ASSERT_TRUE(store::writeProfile(richProfile(), file("rec.db")));
   EXPECT_EQ(querySql(file("rec.db"), "PRAGMA application_id"),
             std::to_string(store::kApplicationId));
-  EXPECT_EQ(querySql(file("rec.db"), "PRAGMA user_version"), "1");
-  EXPECT_EQ(querySql(file("rec.db"), "SELECT value FROM meta WHERE key='schema_version'"), "1");
+  EXPECT_EQ(querySql(file("rec.db"), "PRAGMA user_version"), "2");
+  EXPECT_EQ(querySql(file("rec.db"), "SELECT value FROM meta WHERE key='schema_version'"), "2");
   EXPECT_EQ(querySql(file("rec.db"), "SELECT value FROM meta WHERE key='start_time_utc'"),
             "2024-05-01T12:51:30.123Z");
   // The command is a JSON array SQLite itself can take apart.
