@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "model/frames.hpp"
+#include "model/spans.hpp"
 
 namespace strobe::model {
 namespace {
@@ -64,9 +65,7 @@ std::vector<TopRow> threadTable(const Profile& p, std::span<const Sample> sample
   }
   std::vector<TopRow> out;
   for (auto& [tid, r] : rows) {
-    const Thread* t = p.findThread(tid);
-    std::string name = t != nullptr && !t->name.empty() ? t->name : "thread";
-    r.function = name + " (" + std::to_string(tid) + ")";
+    r.function = threadTitle(p, tid);
     out.push_back(std::move(r));
   }
   return out;

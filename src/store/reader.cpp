@@ -42,6 +42,7 @@ class Reader {
     if (st) st = readStacks();
     if (st) st = readSamples();
     if (st) st = readThreads();
+    if (st) st = readSpans();
     if (!st) return st.takeError();
     return std::move(p_);
   }
@@ -143,17 +144,19 @@ class Reader {
       return makeError(path_ + " is not a strobe recording (an SQLite database of another program)",
                        kNotStrobeHint, ErrorKind::kCorrupt);
     }
-    const std::string ours = "this strobe reads schema " + std::to_string(kSchemaVersion);
+    const std::string ours = "this strobe reads schemas " + std::to_string(kOldestSchemaVersion) +
+                             " to " + std::to_string(kSchemaVersion);
     if (version > kSchemaVersion) {
       return makeError(path_ + " was written by a newer strobe (schema " + std::to_string(version) +
                            "); " + ours,
                        "upgrade strobe to read it", ErrorKind::kUnsupported);
     }
-    if (version < kSchemaVersion) {
+    if (version < kOldestSchemaVersion) {
       return makeError(
           path_ + " has an unknown schema version " + std::to_string(version) + "; " + ours,
           kCorruptHint, ErrorKind::kCorrupt);
     }
+    version_ = static_cast<int>(version);
     return {};
   }
 
@@ -183,6 +186,11 @@ class Reader {
     for (const char* t : kTables) {
       if (present.count(t) == 0) return corrupt(std::string("table '") + t + "' is missing");
     }
+    for (const char* t : kTablesSince2) {
+      if (version_ >= 2 && present.count(t) == 0) {
+        return corrupt(std::string("table '") + t + "' is missing");
+      }
+    }
     return {};
   }
 
@@ -190,9 +198,9 @@ class Reader {
     return forEachRow("meta", "SELECT key, value FROM meta", [&](RowView& r, auto) -> Status {
       std::string key = r.text(0);
       std::string value = r.text(1);
-      if (key == "schema_version" && value != std::to_string(kSchemaVersion)) {
+      if (key == "schema_version" && value != std::to_string(version_)) {
         return corrupt("meta schema_version '" + printable(value) +
-                       "' disagrees with PRAGMA user_version " + std::to_string(kSchemaVersion));
+                       "' disagrees with PRAGMA user_version " + std::to_string(version_));
       }
       if (auto problem = applyMetaRow(p_.meta(), key, value)) {
         return corrupt("meta key '" + printable(key) + "': " + *problem);
@@ -335,7 +343,10 @@ class Reader {
   }
 
   Status readThreads() {
-    const char* sql = "SELECT rowid, tid, pid, name FROM threads ORDER BY rowid";
+    // Version 1 has no roles.
+    const char* sql = version_ >= 2
+                          ? "SELECT rowid, tid, pid, name, role FROM threads ORDER BY rowid"
+                          : "SELECT rowid, tid, pid, name, '' FROM threads ORDER BY rowid";
     return forEachRow("threads", sql, [&](RowView& r, sqlite3_stmt* s) -> Status {
       model::Thread t;
       t.tid = static_cast<int32_t>(r.integer(1, "tid", INT32_MIN, INT32_MAX));
@@ -345,13 +356,32 @@ class Reader {
       }
       if (!r.ok()) return rowError("threads", sqlite3_column_int64(s, 0), r.problem());
       t.name = r.text(3);
+      t.role = r.text(4);
       p_.setThread(std::move(t));
       return {};
     });
   }
 
+  Status readSpans() {
+    if (version_ < 2) return {};
+    const char* sql = "SELECT rowid, tid, start_ns, end_ns, name, depth FROM spans ORDER BY rowid";
+    return forEachRow("spans", sql, [&](RowView& r, sqlite3_stmt* s) -> Status {
+      model::Span x;
+      x.tid = static_cast<int32_t>(r.integer(1, "tid", INT32_MIN, INT32_MAX));
+      x.start_ns = r.u64(2, "start_ns");
+      x.end_ns = r.u64(3, "end_ns");
+      x.depth = static_cast<uint32_t>(r.integer(5, "depth", 0, kMaxU32));
+      if (r.ok() && x.end_ns < x.start_ns) r.note("end_ns is before start_ns");
+      if (!r.ok()) return rowError("spans", sqlite3_column_int64(s, 0), r.problem());
+      x.name = p_.internString(r.text(4));
+      p_.addSpan(x);
+      return {};
+    });
+  }
+
   const std::string& path_;
-  int64_t size_ = 0;  // of the file, in bytes
+  int version_ = kSchemaVersion;  // of the file being read
+  int64_t size_ = 0;              // of the file, in bytes
   Db db_;
   model::Profile p_;
 };

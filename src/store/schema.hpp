@@ -1,7 +1,7 @@
-// Internal to src/store: the SQL text of schema version 1 (tables and views),
+// Internal to src/store: the SQL text of the schema (tables and views),
 // shared by the writer and the reader's checks. docs/FORMAT.md documents it;
-// change both together, and bump kSchemaVersion for any change a version-1
-// reader could not read.
+// change both together, and bump kSchemaVersion for any change an older
+// reader could not read. Version 2 added `spans` and `threads.role`.
 // Owns: static constant strings only. Thread safety: immutable.
 #pragma once
 
@@ -33,7 +33,11 @@ CREATE TABLE samples(
   time_ns INTEGER NOT NULL, tid INTEGER NOT NULL, cpu INTEGER NOT NULL,
   stack_id INTEGER REFERENCES stacks(id), weight INTEGER NOT NULL,
   stack_end INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE threads(tid INT PRIMARY KEY NOT NULL, pid INTEGER NOT NULL, name TEXT NOT NULL);
+CREATE TABLE threads(tid INT PRIMARY KEY NOT NULL, pid INTEGER NOT NULL, name TEXT NOT NULL,
+  role TEXT NOT NULL DEFAULT '');
+CREATE TABLE spans(
+  tid INTEGER NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
+  name TEXT NOT NULL, depth INTEGER NOT NULL);
 )sql";
 
 // Views for SQL users; the reader never uses them.
@@ -72,5 +76,7 @@ SELECT stack_id, depth, location_id FROM walk;
 // Every table a version-1 recording must have, in the order the reader loads them.
 inline constexpr std::array<const char*, 8> kTables = {
     "meta", "modules", "functions", "locations", "location_lines", "stacks", "samples", "threads"};
+// And the tables version 2 added.
+inline constexpr std::array<const char*, 1> kTablesSince2 = {"spans"};
 
 }  // namespace strobe::store

@@ -22,8 +22,10 @@
 namespace strobe::store {
 
 // The schema version this strobe writes and reads (PRAGMA user_version and
-// meta 'schema_version').
-inline constexpr int kSchemaVersion = 1;
+// meta 'schema_version'); it also reads recordings of version
+// kOldestSchemaVersion and later (version 1 has no spans and no roles).
+inline constexpr int kSchemaVersion = 2;
+inline constexpr int kOldestSchemaVersion = 1;
 // PRAGMA application_id of every strobe recording: "STRB" in ASCII.
 inline constexpr int32_t kApplicationId = 0x53545242;
 
