@@ -104,6 +104,7 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
 int runRecordChecked(RecordArgs& a) {
   record::RecordOptions opt;
   if (int rc = toRecordOptions(a, kUsage, opt); rc != 0) return rc;
+  opt.spans = true;  // programs linked with libstrobe send their spans and roles
 
   model::Profile profile;
   auto outcome = record::record(opt, profile);
