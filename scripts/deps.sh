@@ -21,7 +21,8 @@ test_pkgs=(
   libxml2-utils golang-go golang-github-google-pprof-dev chromium nodejs
   python3  # python3: a loopback HTTP server stands in for debuginfod
   clang)   # clang: a second producer's DWARF for the symbolizer's tests
-bench_pkgs=(linux-perf hyperfine elfutils llvm google-perftools libgoogle-perftools4 sqlite3 valgrind)
+bench_pkgs=(linux-perf hyperfine elfutils llvm google-perftools libgoogle-perftools4 sqlite3 valgrind
+  libbenchmark-dev)
 
 # Debian's nodejs comes without npm (NodeSource's includes it).
 command -v npm >/dev/null 2>&1 || test_pkgs+=(npm)

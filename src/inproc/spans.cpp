@@ -108,7 +108,7 @@ ThreadState* threadState(channel::Producer* p) {
 
 std::atomic<const std::atomic<uint64_t>*> g_gate{&g_first_use};
 std::atomic<channel::Producer*> g_producer{nullptr};
-thread_local ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
+constinit thread_local ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
 channel::Producer* producer() {
   if (channel::Producer* p = g_producer.load(std::memory_order_acquire)) return p;
@@ -134,6 +134,40 @@ ThreadState* prepare(uint64_t gate) {
   t->depth = 0;
   if (t->writer.attached()) t->writer.reset();
   return t;
+}
+
+void beginRecording(const char* name, uint64_t gate) {
+  ThreadState* t = t_state;
+  if (t == nullptr || t->generation != channel::gateGeneration(gate)) [[unlikely]] {
+    t = prepare(gate);
+    if (t == nullptr) return;
+  }
+  const uint32_t d = t->depth++;
+  if (d < kMaxDepth) t->stack[d] = Frame{name, monotonicNs()};
+}
+
+void endRecording(uint64_t gate) {
+  ThreadState* t = t_state;
+  if (t == nullptr || t->generation != channel::gateGeneration(gate) || t->depth == 0) return;
+  const uint32_t d = --t->depth;
+  if (!t->writer.attached()) [[unlikely]] {
+    countNoSlot();
+    return;
+  }
+  if (d >= kMaxDepth) [[unlikely]] {
+    t->writer.countTooDeep();
+    return;
+  }
+  const uint64_t now = monotonicNs();
+  const Frame& f = t->stack[d];
+  const char* name = f.name != nullptr ? f.name : "";
+  channel::SpanRecord r{{channel::kSpan, sizeof(channel::SpanRecord),
+                         g_producer.load(std::memory_order_relaxed)->nameId(name)},
+                        f.start_ns,
+                        now,
+                        d,
+                        0};
+  t->writer.append(&r, sizeof r, now);
 }
 
 void countNoSlot() {

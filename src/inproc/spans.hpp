@@ -44,7 +44,8 @@ struct ThreadState {
 
 extern std::atomic<const std::atomic<uint64_t>*> g_gate;
 extern std::atomic<channel::Producer*> g_producer;
-extern thread_local ThreadState* t_state __attribute__((tls_model("initial-exec")));
+// constinit: no TLS wrapper call on access; initial-exec: a %fs-relative load.
+extern constinit thread_local ThreadState* t_state __attribute__((tls_model("initial-exec")));
 
 // Slow paths. prepare(): the calling thread's state for `gate` (makes the
 // channel, the state and its slot as needed; a new generation forgets open
@@ -52,50 +53,27 @@ extern thread_local ThreadState* t_state __attribute__((tls_model("initial-exec"
 ThreadState* prepare(uint64_t gate);
 void countNoSlot();
 
+// The work while something records, out of line so that the fast path
+// below sets up no stack frame: a tail call when the gate is open.
+[[gnu::noinline]] void beginRecording(const char* name, uint64_t gate);
+[[gnu::noinline]] void endRecording(uint64_t gate);
+
 inline uint64_t loadGate() {
   return g_gate.load(std::memory_order_acquire)->load(std::memory_order_relaxed);
 }
 
 inline void begin(const char* name) {
   const uint64_t gate = loadGate();
-  if (channel::gateMask(gate) == 0) [[likely]] {
-    return;
+  if (channel::gateMask(gate) != 0) [[unlikely]] {
+    beginRecording(name, gate);
   }
-  ThreadState* t = t_state;
-  if (t == nullptr || t->generation != channel::gateGeneration(gate)) [[unlikely]] {
-    t = prepare(gate);
-    if (t == nullptr) return;
-  }
-  const uint32_t d = t->depth++;
-  if (d < kMaxDepth) t->stack[d] = Frame{name, monotonicNs()};
 }
 
 inline void end() {
   const uint64_t gate = loadGate();
-  if (channel::gateMask(gate) == 0) [[likely]] {
-    return;
+  if (channel::gateMask(gate) != 0) [[unlikely]] {
+    endRecording(gate);
   }
-  ThreadState* t = t_state;
-  if (t == nullptr || t->generation != channel::gateGeneration(gate) || t->depth == 0) return;
-  const uint32_t d = --t->depth;
-  if (!t->writer.attached()) [[unlikely]] {
-    countNoSlot();
-    return;
-  }
-  if (d >= kMaxDepth) [[unlikely]] {
-    t->writer.countTooDeep();
-    return;
-  }
-  const uint64_t now = monotonicNs();
-  const Frame& f = t->stack[d];
-  const char* name = f.name != nullptr ? f.name : "";
-  channel::SpanRecord r{{channel::kSpan, sizeof(channel::SpanRecord),
-                         g_producer.load(std::memory_order_relaxed)->nameId(name)},
-                        f.start_ns,
-                        now,
-                        d,
-                        0};
-  t->writer.append(&r, sizeof r, now);
 }
 
 // The calling thread's role; index < 0 for none. Kept while the thread
