@@ -31,6 +31,9 @@ find_package(strobe REQUIRED)
 add_executable(cpp_example $src/examples/libstrobe/cpp_example.cpp)
 target_compile_options(cpp_example PRIVATE -O2 -fno-omit-frame-pointer)
 target_link_libraries(cpp_example PRIVATE strobe::strobe)
+add_executable(spans_example $src/examples/libstrobe/spans_example.cpp)
+target_compile_options(spans_example PRIVATE -O2 -fno-omit-frame-pointer)
+target_link_libraries(spans_example PRIVATE strobe::strobe)
 CMAKE
 cmake -S "$work/app" -B "$work/app/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" > /dev/null
 cmake --build "$work/app/build" > /dev/null
@@ -41,4 +44,7 @@ grep -q "hot" "$work/c.txt" || { echo "FAIL: the C example's report lacks hot()"
 [ -s "$work/c.pb.gz" ] || { echo "FAIL: the C example wrote no pprof file"; exit 1; }
 "$work/app/build/cpp_example" > "$work/cpp.txt"
 grep -q "parse" "$work/cpp.txt" || { echo "FAIL: the C++ example's report lacks parse()"; cat "$work/cpp.txt"; exit 1; }
-echo "ok: installed libstrobe builds and runs both examples"
+"$work/app/build/spans_example" "$work/app.db" > "$work/spans.txt"
+"$build/strobe" report "$work/app.db" --spans -f csv > "$work/spans.csv"
+grep -q "^request,800," "$work/spans.csv" || { echo "FAIL: the spans example's recording lacks its 800 requests"; cat "$work/spans.txt" "$work/spans.csv"; exit 1; }
+echo "ok: installed libstrobe builds and runs the examples"

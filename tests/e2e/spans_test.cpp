@@ -162,6 +162,28 @@ TEST_F(SpansTest, LibraryWritesANativeRecordingWithSpans) {
   EXPECT_FALSE(p.meta().command.empty());
 }
 
+TEST_F(SpansTest, PreloadWritesANativeRecordingForDotDb) {
+  const std::string db = file("app.db");
+  Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" STROBE_BINARY_DIR "/libstrobe.so",
+                      "STROBE_OUTPUT=" + db, "STROBE_FREQ=999", kFixtures + "fixture_shares",
+                      "100000", "300"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // Every format reads it: the shares of the fixture's 6 : 3 : 1 work.
+  rapidjson::Document top = json({"report", db, "--top", "0", "-f", "json"});
+  auto self = [&](const std::string& part) {
+    for (const auto& row : top["rows"].GetArray()) {
+      if (std::string(row["name"].GetString()).find(part) != std::string::npos) {
+        return row["self_pct"].GetDouble();
+      }
+    }
+    return 0.0;
+  };
+  EXPECT_NEAR(self("work_six()"), 60.0, 5.0);
+  EXPECT_NEAR(self("work_one()"), 10.0, 5.0);
+  Ran svg = runProcess({kStrobe, "report", db, "-o", file("app.svg")});
+  EXPECT_EQ(svg.status, 0) << svg.err;
+}
+
 TEST_F(SpansTest, ChromeTraceCarriesNestedSpansOnTheWorkerTracks) {
   const std::string db = sharedDb();
   const std::string trace = file("t.trace.json");
