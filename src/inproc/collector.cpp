@@ -120,9 +120,12 @@ void Collector::noteThread(int32_t tid) {
 }
 
 void Collector::addSpan(const channel::SpanEvent& s) {
-  auto [it, inserted] =
-      span_name_ids_.try_emplace(std::string(s.name), static_cast<uint32_t>(span_names_.size()));
-  if (inserted) span_names_.emplace_back(s.name);
+  auto it = span_name_ids_.find(s.name);
+  if (it == span_name_ids_.end()) {
+    it = span_name_ids_.emplace(std::string(s.name), static_cast<uint32_t>(span_names_.size()))
+             .first;
+    span_names_.emplace_back(s.name);
+  }
   spans_.push_back(RawSpan{s.tid, s.depth, s.start_ns, s.end_ns, it->second});
   if (!thread_names_.contains(s.tid)) noteThread(s.tid);
 }

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -84,7 +85,14 @@ class Collector {
   };
   std::vector<RawSpan> spans_;
   std::vector<std::string> span_names_;
-  std::unordered_map<std::string, uint32_t> span_name_ids_;
+  // Looked up by string_view: no allocation per span.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+  std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> span_name_ids_;
   std::unordered_map<int32_t, std::string> roles_;
 
   uint32_t intern(uint32_t parent, uint64_t address);

@@ -15,9 +15,11 @@ class ReceiverSink final : public channel::Sink {
  public:
   ReceiverSink(SpanReceiver& r, int32_t pid) : r_(r), pid_(pid) {}
   void span(const channel::SpanEvent& s) override {
-    auto [it, inserted] =
-        r_.name_ids_.try_emplace(std::string(s.name), static_cast<uint32_t>(r_.names_.size()));
-    if (inserted) r_.names_.emplace_back(s.name);
+    auto it = r_.name_ids_.find(s.name);
+    if (it == r_.name_ids_.end()) {
+      it = r_.name_ids_.emplace(std::string(s.name), static_cast<uint32_t>(r_.names_.size())).first;
+      r_.names_.emplace_back(s.name);
+    }
     r_.spans_.push_back(SpanReceiver::Span{s.tid, s.depth, s.start_ns, s.end_ns, it->second});
   }
   void role(int32_t tid, std::string_view role, int32_t index) override {

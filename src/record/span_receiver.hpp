@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -69,7 +70,13 @@ class SpanReceiver {
   };
   std::vector<Span> spans_;
   std::vector<std::string> names_;
-  std::unordered_map<std::string, uint32_t> name_ids_;
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+  std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> name_ids_;
   std::unordered_map<int32_t, Role> roles_;
   std::vector<std::string> problems_;  // channels that could not be read
 
