@@ -123,7 +123,10 @@ std::vector<SpanRow> spanTable(const Profile& p, bool fold_inline) {
 
 std::string roleLabel(std::string_view role, int32_t index) {
   std::string s(role);
-  if (index >= 0 && !s.empty()) s += " " + std::to_string(index);
+  if (index >= 0 && !s.empty()) {
+    s.push_back(' ');
+    s.append(std::to_string(index));
+  }
   return s;
 }
 
