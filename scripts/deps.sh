@@ -26,7 +26,8 @@ test_pkgs=(
   clang-16 libclang-rt-16-dev  # the fuzz build (fuzz/): libFuzzer, ASan, UBSan
   dpkg-dev lintian man-db  # the package test: builds the .deb, checks it, renders the man pages
   linux-perf)  # perf annotate: the independent check of strobe annotate's shares
-bench_pkgs=(hyperfine elfutils llvm google-perftools libgoogle-perftools4 sqlite3 valgrind)
+bench_pkgs=(hyperfine elfutils llvm google-perftools libgoogle-perftools4 sqlite3 valgrind
+  libbenchmark-dev)
 
 # Debian's nodejs comes without npm (NodeSource's includes it).
 command -v npm >/dev/null 2>&1 || test_pkgs+=(npm)

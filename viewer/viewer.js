@@ -139,7 +139,10 @@
     if (fFile[fr] !== 0) return S[fFile[fr]] + (fLine[fr] ? ":" + fLine[fr] : "");
     return S[fModule[fr]];
   }
-  function threadLabel(k) { return (threads[k].name || "thread") + " (" + threads[k].tid + ")"; }
+  function threadLabel(k) {
+    if (threads[k].role) return threads[k].role + " (tid " + threads[k].tid + ")";
+    return (threads[k].name || "thread") + " (" + threads[k].tid + ")";
+  }
   function $(id) { return document.getElementById(id); }
 
   // ---- selection and aggregation -----------------------------------------
@@ -192,7 +195,13 @@
     duration(allWeight) + " CPU sampled",
     meta.event + (meta.frequency ? " at " + meta.frequency + " Hz" : ""),
     meta.lost_samples ? grouped(meta.lost_samples) + " lost" : "",
+    meta.start_unix_ms ? "started " + new Date(meta.start_unix_ms).toISOString() : "",
   ].filter(Boolean).join(" · ");
+  // Both clocks of the start, to line the timeline up with the program's logs.
+  if (meta.start_monotonic_ns) {
+    $("summary").title = "time 0 is CLOCK_REALTIME " + meta.start_realtime_ns +
+      " ns, CLOCK_MONOTONIC " + meta.start_monotonic_ns + " ns";
+  }
 
   // ---- timeline -----------------------------------------------------------
   var ROW = 18;
@@ -504,7 +513,22 @@
     showMatched();
     drawFlame();
     drawTable();
+    viewer.listeners.forEach(function (f) { f(); });
   }
   window.addEventListener("resize", function () { drawTimeline(); drawFlame(); });
+
+  // What the viewer's other parts (spans.js) may use: the data, the time
+  // axis, formatting, and the selection (one thread and a time range).
+  var viewer = window.strobeViewer = {
+    data: data, strings: S, endUs: endUs, duration: duration, grouped: grouped,
+    threadLabel: threadLabel,
+    select: function (k, fromUs, toUs) {
+      selThreads.fill(0); selThreads[k] = 1; anyThread = true;
+      selFrom = fromUs; selTo = toUs;
+      selectionChanged();
+    },
+    selection: function () { return { threads: selThreads, any: anyThread, from: selFrom, to: selTo }; },
+    listeners: [],
+  };
   selectionChanged();
 })();

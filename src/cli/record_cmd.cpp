@@ -17,6 +17,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/record_args.hpp"
 #include "model/aggregate.hpp"
+#include "output/span_table.hpp"
 #include "output/stack_completeness.hpp"
 #include "output/text_report.hpp"
 #include "output/unsampled_threads.hpp"
@@ -95,6 +96,7 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
       !s.empty() && m.unsampled_count * 100 > t.weight) {
     logWarning(s, "raise -F (e.g. -F 999) to sample short-lived threads");
   }
+  if (std::string s = output::spansLine(p); !s.empty()) fmt::print(err, "strobe: spans: {}\n", s);
   fmt::print(err, "strobe: wrote {}; top functions:\n", path);
   output::TextOptions opt;
   opt.top = 10;
@@ -104,6 +106,7 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
 int runRecordChecked(RecordArgs& a) {
   record::RecordOptions opt;
   if (int rc = toRecordOptions(a, kUsage, opt); rc != 0) return rc;
+  opt.spans = true;  // programs linked with libstrobe send their spans and roles
 
   model::Profile profile;
   auto outcome = record::record(opt, profile);

@@ -1,4 +1,5 @@
 // strobe report [FILE] [--format F] [-o OUT] [--by ...] [--top N] [filters]
+#include <climits>
 #include <cstdio>
 #include <memory>
 
@@ -16,6 +17,8 @@
 namespace strobe::cli {
 namespace {
 
+constexpr long long kNotGiven = LLONG_MIN;
+
 struct ReportArgs {
   std::string file = "strobe.db";
   std::string format;
@@ -31,6 +34,10 @@ struct ReportArgs {
   bool per_thread = false;
   std::string callers, callees;
   uint64_t bucket = 0;  // --bucket BYTES; 0: not given
+  bool spans = false;
+  std::string span;
+  long long slowest = kNotGiven;
+  std::string longer_than;
 };
 
 Result<model::GroupBy> parseGroupBy(const std::string& by) {
@@ -82,6 +89,31 @@ int runReport(const ReportArgs& a) {
   }
   opt.filter.tids = a.tids;
   opt.filter.threads = a.threads;
+  opt.spans = a.spans;
+  if ((a.slowest != kNotGiven || !a.longer_than.empty()) && a.span.empty()) {
+    logError(
+        std::string(a.slowest != kNotGiven ? "--slowest" : "--longer-than") + " needs --span NAME",
+        "name the spans: --span request --slowest 20");
+    return kExitUsage;
+  }
+  if (!a.span.empty()) {
+    model::SpanSelection sel;
+    sel.name = a.span;
+    if (a.slowest != kNotGiven) {
+      if (a.slowest <= 0) {
+        logError("--slowest " + std::to_string(a.slowest) + " keeps no span",
+                 "give how many of the slowest spans to keep, at least 1");
+        return kExitUsage;
+      }
+      sel.slowest = static_cast<size_t>(a.slowest);
+    }
+    if (!a.longer_than.empty()) {
+      auto d = parseDuration(a.longer_than);
+      if (!d) return fail(d.error());
+      sel.longer_than_ns = *d;
+    }
+    opt.filter.span = sel;
+  }
 
   output::Format format = output::Format::kText;
   if (!a.format.empty()) {
@@ -151,13 +183,21 @@ Runner addReportCommand(CLI::App& app) {
   sub->add_option("--since", args->since, "Only samples from this time after the start (1.5s)");
   sub->add_option("--until", args->until, "Only samples before this time after the start");
   sub->add_option("--tid", args->tids, "Only these threads (repeatable)");
-  sub->add_option("--thread", args->threads, "Only threads whose name matches (glob; repeatable)");
+  sub->add_option("--thread", args->threads,
+                  "Only threads whose name or role matches (glob; repeatable)");
   sub->add_flag("--no-inline", args->no_inline, "Fold inlined functions into their caller");
   sub->add_flag("--tree", args->tree, "text: the top-down call tree (TOTAL%, SELF%)");
   sub->add_option("--callers", args->callers, "text: who calls this function, with shares");
   sub->add_option("--callees", args->callees, "text: what this function calls, with shares");
   sub->add_flag("--per-thread", args->per_thread,
                 "folded, flamegraph: root stacks at their thread");
+  sub->add_flag("--spans", args->spans,
+                "One row per span name: count, durations, CPU inside (text, json, csv)");
+  sub->add_option("--span", args->span,
+                  "Only samples taken on a span's own thread while a span of this name was open");
+  sub->add_option("--slowest", args->slowest, "With --span: only the N longest spans");
+  sub->add_option("--longer-than", args->longer_than,
+                  "With --span: only spans longer than this (e.g. 10ms)");
   return [args] { return runReport(*args); };
 }
 

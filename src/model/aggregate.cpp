@@ -8,6 +8,7 @@
 
 #include "model/address_table.hpp"
 #include "model/frames.hpp"
+#include "model/spans.hpp"
 
 namespace strobe::model {
 namespace {
@@ -66,9 +67,7 @@ std::vector<TopRow> threadTable(const Profile& p, std::span<const Sample> sample
   }
   std::vector<TopRow> out;
   for (auto& [tid, r] : rows) {
-    const Thread* t = p.findThread(tid);
-    std::string name = t != nullptr && !t->name.empty() ? t->name : "thread";
-    r.function = name + " (" + std::to_string(tid) + ")";
+    r.function = threadTitle(p, tid);
     out.push_back(std::move(r));
   }
   return out;

@@ -1,5 +1,6 @@
 // Sample filters shared by every report: a time window from the start of
-// the recording, thread ids and thread names.
+// the recording, thread ids, thread names (or roles), and spans (samples
+// taken on a span's own thread while it was open, model/spans.hpp).
 //
 // Thread safety: pure functions over a const Profile. No I/O.
 #pragma once
@@ -10,19 +11,23 @@
 #include <vector>
 
 #include "model/profile.hpp"
+#include "model/spans.hpp"
 
 namespace strobe::model {
 
 struct SampleFilter {
-  std::optional<uint64_t> since_ns;  // keep samples with time >= since
-  std::optional<uint64_t> until_ns;  // keep samples with time < until
-  std::vector<int32_t> tids;         // keep these threads (empty: all)
-  std::vector<std::string> threads;  // keep threads whose name matches a glob (empty: all)
+  std::optional<uint64_t> since_ns;   // keep samples with time >= since
+  std::optional<uint64_t> until_ns;   // keep samples with time < until
+  std::vector<int32_t> tids;          // keep these threads (empty: all)
+  std::vector<std::string> threads;   // keep threads whose name or role matches a glob (empty: all)
+  std::optional<SpanSelection> span;  // keep samples inside these spans
 
-  bool empty() const { return !since_ns && !until_ns && tids.empty() && threads.empty(); }
+  bool empty() const { return !since_ns && !until_ns && tids.empty() && threads.empty() && !span; }
 };
 
-// Whether one sample passes. Thread names come from p.threads().
+// Whether one sample passes every filter but `span` (which needs the
+// spans' windows: filterSamples applies it). Thread names and roles come
+// from p.threads().
 bool keepSample(const Profile& p, const SampleFilter& f, const Sample& s);
 
 // A copy of `p` holding only the samples that pass (everything else kept).

@@ -7,6 +7,8 @@
 //   Stack    — a node of a trie of locations: (parent stack, location);
 //              following parents walks from the leaf to the root
 //   Sample   — time, thread, cpu, stack, weight (ns of CPU for cpu-clock)
+//   Span     — an interval the program marked on a thread (name, depth);
+//              threads may carry a role ("worker 3") the program gave them
 // Interning (strings, modules, functions, locations, stacks) is memoized, so
 // each distinct value is stored once.
 //
@@ -112,6 +114,17 @@ struct Thread {
   int32_t tid = 0;
   int32_t pid = 0;
   std::string name;
+  std::string role;  // the program's name for the thread's job ("worker 3"), "" when none
+};
+
+// An interval the program marked on one of its threads (strobe_span_begin /
+// strobe_span_end). Spans of a thread nest: depth 0 is the outermost.
+struct Span {
+  int32_t tid = 0;
+  uint32_t depth = 0;
+  uint64_t start_ns = 0;  // since Meta::start_monotonic_ns, like Sample::time_ns
+  uint64_t end_ns = 0;    // >= start_ns
+  StringId name = kEmptyString;
 };
 
 struct Meta {
@@ -143,6 +156,9 @@ struct Meta {
   int32_t exit_status = 0;     // as a shell reports it: 128+N for signal N
   uint64_t sample_period = 0;  // -c N: one sample every N events (0: by frequency)
   std::string target;          // "command", "pid 12,34" (attach) or "system" (-a)
+  // Spans the program marked but strobe did not get: its span buffer was
+  // full, they nested too deep, or no buffer was free for their thread.
+  uint64_t dropped_spans = 0;
 };
 
 class Profile {
@@ -164,6 +180,7 @@ class Profile {
   void setThread(Thread t);
   // The code of a sampled function (model/code.hpp says which).
   void addCode(FunctionCode c) { code_.push_back(std::move(c)); }
+  void addSpan(const Span& s) { spans_.push_back(s); }
 
   const std::string& str(StringId id) const { return strings_[id]; }
   const std::vector<std::string>& strings() const { return strings_; }
@@ -175,6 +192,8 @@ class Profile {
   const std::vector<Sample>& samples() const { return samples_; }
   std::vector<Sample>& mutableSamples() { return samples_; }
   const std::vector<Thread>& threads() const { return threads_; }
+  const std::vector<Span>& spans() const { return spans_; }
+  std::vector<Span>& mutableSpans() { return spans_; }
   const Thread* findThread(int32_t tid) const;
   const std::vector<FunctionCode>& code() const { return code_; }
   std::vector<FunctionCode>& mutableCode() { return code_; }
@@ -218,6 +237,7 @@ class Profile {
   std::vector<Thread> threads_;
   std::unordered_map<int32_t, size_t> thread_index_;
   std::vector<FunctionCode> code_;
+  std::vector<Span> spans_;
   Meta meta_;
 };
 

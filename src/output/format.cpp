@@ -9,6 +9,7 @@
 #include "output/html_writer.hpp"
 #include "output/json_writers.hpp"
 #include "output/pprof_writer.hpp"
+#include "output/span_table.hpp"
 #include "output/text_report.hpp"
 
 namespace strobe::output {
@@ -71,12 +72,47 @@ std::optional<Format> formatFromPath(std::string_view path) {
   return std::nullopt;
 }
 
+namespace {
+
+Status checkSpanFilter(const model::Profile& p, const model::SpanSelection& s) {
+  if (model::hasSpanName(p, s.name)) return {};
+  if (p.spans().empty()) {
+    return makeError("the recording has no spans (--span " + s.name + ")",
+                     "spans come from programs linked with libstrobe that call "
+                     "strobe_span_begin/strobe_span_end",
+                     ErrorKind::kUsage);
+  }
+  return makeError("no span is named '" + s.name + "'",
+                   "see the span names with: strobe report FILE --spans", ErrorKind::kUsage);
+}
+
+}  // namespace
+
 Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, std::FILE* out) {
+  if (opt.spans && f != Format::kText && f != Format::kJson && f != Format::kCsv) {
+    return makeError("--spans is a table: it has no " + std::string(formatName(f)) + " form",
+                     "use --format text, json or csv with --spans", ErrorKind::kUsage);
+  }
   if (!opt.filter.empty()) {
-    model::Profile filtered = model::filterSamples(p, opt.filter);
     ReportOptions rest = opt;
+    if (opt.filter.span) {
+      if (Status s = checkSpanFilter(p, *opt.filter.span); !s.ok()) return s;
+      rest.span_selection = spanSelectionLine(p, *opt.filter.span);
+    }
+    model::Profile filtered = model::filterSamples(p, opt.filter);
     rest.filter = {};
     return writeFormat(filtered, f, rest, out);
+  }
+  if (opt.spans) {
+    Status st = writeSpanTable(p,
+                               f == Format::kJson  ? SpanTableFormat::kJson
+                               : f == Format::kCsv ? SpanTableFormat::kCsv
+                                                   : SpanTableFormat::kText,
+                               opt.no_inline, opt.source, out);
+    if (st && (std::fflush(out) != 0 || std::ferror(out))) {
+      return systemError("cannot write the report", "check the output path and free space");
+    }
+    return st;
   }
   Status st;
   TableOptions table;
@@ -105,6 +141,7 @@ Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, 
       t.callers = opt.callers;
       t.callees = opt.callees;
       t.bucket = opt.bucket;
+      t.span_selection = opt.span_selection;
       writeTextReport(p, t, opt.source, out);
       break;
     }

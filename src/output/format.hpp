@@ -46,6 +46,9 @@ struct ReportOptions {
   uint64_t bucket = 1;      // --by address: bytes per row (model::validBucket)
   bool header = true;       // text: the recording summary above the table
   std::string source;       // text: how to name the recording in the header
+  // The span table (report --spans) instead: text, json or csv only.
+  bool spans = false;
+  std::string span_selection;  // text: the header's line for a span filter (set by writeFormat)
 };
 
 // "text", "folded", "flamegraph" (or "svg"), "pprof", "speedscope",
@@ -67,6 +70,7 @@ std::string formatList();
 std::string_view formatName(Format f);
 
 // Writes `p` in format `f`. Binary formats (pprof) write bytes as they are.
+// A span filter naming no span of the recording is a kUsage error.
 Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, std::FILE* out);
 
 }  // namespace strobe::output

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <concepts>
 #include <map>
+#include <set>
 #include <span>
 #include <string_view>
 #include <unordered_map>
@@ -190,6 +191,10 @@ std::string metaJson(const model::Profile& p, const HtmlOptions& opt) {
   appendField(s, "hostname", m.hostname);
   appendField(s, "duration_ns", m.duration_ns);
   appendField(s, "start_unix_ms", m.start_realtime_ns / 1'000'000);
+  // Exact, as text (JavaScript numbers hold 53 bits).
+  appendField(s, "start_realtime_ns", std::to_string(m.start_realtime_ns));
+  appendField(s, "start_monotonic_ns", std::to_string(m.start_monotonic_ns));
+  appendField(s, "dropped_spans", m.dropped_spans);
   appendField(s, "frequency", m.frequency);
   appendField(s, "lost_samples", m.lost_samples);
   s.back() = '}';
@@ -232,6 +237,21 @@ Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* fil
   // Every sample's node, so the trie is complete before it is written.
   const std::vector<model::Sample>& samples = p.samples();
   const std::map<int32_t, std::vector<uint32_t>> per_thread = samplesByThread(p);
+  // Spans per thread, by start (outer first), their names interned.
+  std::map<int32_t, std::vector<uint32_t>> spans_of;
+  for (uint32_t i = 0; i < p.spans().size(); ++i) spans_of[p.spans()[i].tid].push_back(i);
+  for (auto& [tid, v] : spans_of) {
+    std::sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) {
+      const model::Span& x = p.spans()[a];
+      const model::Span& y = p.spans()[b];
+      return x.start_ns != y.start_ns ? x.start_ns < y.start_ns : x.depth < y.depth;
+    });
+    for (uint32_t i : v) strings.intern(p.str(p.spans()[i].name));
+  }
+  std::set<int32_t> tids;  // threads with samples or spans
+  for (const auto& [tid, idx] : per_thread) tids.insert(tid);
+  for (const auto& [tid, v] : spans_of) tids.insert(tid);
+  const std::vector<uint32_t> none;
   DisplayTrie trie(p, table);
   std::vector<uint32_t> node_of(samples.size());
   for (uint32_t i = 0; i < samples.size(); ++i) node_of[i] = trie.nodeOf(samples[i].stack);
@@ -272,13 +292,31 @@ Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* fil
   out.append("\",\"threads\":[");
 
   bool first = true;
-  for (const auto& [tid, idx] : per_thread) {
+  for (int32_t tid : tids) {
+    auto found = per_thread.find(tid);
+    const std::vector<uint32_t>& idx = found != per_thread.end() ? found->second : none;
     const model::Thread* t = p.findThread(tid);
     head = first ? "{" : ",{";
     first = false;
     appendField(head, "tid", tid);
     appendField(head, "pid", t != nullptr ? t->pid : 0);
     appendField(head, "name", threadName(p, tid));
+    if (t != nullptr && !t->role.empty()) appendField(head, "role", t->role);
+    if (auto sp = spans_of.find(tid); sp != spans_of.end()) {
+      // (start delta, duration, name, depth) per span, in ns.
+      appendField(head, "span_count", sp->second.size());
+      head += R"("spans":")";
+      uint64_t prev_start = 0;
+      for (uint32_t i : sp->second) {
+        const model::Span& x = p.spans()[i];
+        appendVlq(head, x.start_ns - prev_start);
+        appendVlq(head, x.end_ns - x.start_ns);
+        appendVlq(head, strings.intern(p.str(x.name)));
+        appendVlq(head, x.depth);
+        prev_start = x.start_ns;
+      }
+      head += "\",";
+    }
     appendField(head, "samples", idx.size());
     head += R"("data":")";
     out.append(head);
@@ -305,6 +343,7 @@ Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* fil
   out.append(
       kViewerHtml.substr(data_at + kDataMarker.size(), js_at - data_at - kDataMarker.size()));
   out.append(kViewerJs);
+  out.append(kViewerSpansJs);
   out.append(kViewerHtml.substr(js_at + kJsMarker.size()));
   if (!out.flush()) {
     return systemError("cannot write the report", "check the output path and free space");

@@ -8,9 +8,11 @@
 //              each weighted by its CPU time in nanoseconds.
 //  chrome      Trace Event Format for Perfetto and chrome://tracing: one
 //              process, one named track per thread (thread_name metadata),
-//              and on each track the sampled stacks over time as nested
-//              complete ("X") events, one per frame, merged while
-//              consecutive samples share the frame. A failed write
+//              and on each track the program's spans ("cat":"span", outer
+//              first) and the sampled stacks over time as nested complete
+//              ("X") events, one per frame, merged while consecutive
+//              samples share the frame and cut at span boundaries. The
+//              start on both clocks is in otherData. A failed write
 //              returns "cannot write the report" with errno.
 //  json        the top table (see docs/FORMATS.md for the field names).
 //

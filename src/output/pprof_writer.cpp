@@ -136,7 +136,9 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
 
   const int64_t k_thread = extra.id("thread");
   const int64_t k_tid = extra.id("tid");
+  const int64_t k_role = extra.id("role");
   std::unordered_map<int32_t, int64_t> thread_names;
+  std::unordered_map<int32_t, int64_t> thread_roles;  // 0: none
   std::vector<uint64_t> loc_ids;
   std::vector<bool> used_loc(p.locations().size(), false);
   for (uint64_t key : order) {
@@ -152,6 +154,7 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
     if (inserted) {
       const model::Thread* t = p.findThread(tid);
       tn->second = extra.id(t != nullptr && !t->name.empty() ? t->name : std::to_string(tid));
+      thread_roles[tid] = t != nullptr && !t->role.empty() ? extra.id(t->role) : 0;
     }
     {
       protozero::pbf_writer w(enc.buffer());
@@ -168,6 +171,11 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
         protozero::pbf_writer l(s, pb::kLabel);
         l.add_int64(pb::kKey, k_tid);
         l.add_int64(pb::kNum, tid);
+      }
+      if (int64_t role = thread_roles[tid]; role != 0) {
+        protozero::pbf_writer l(s, pb::kLabel);
+        l.add_int64(pb::kKey, k_role);
+        l.add_int64(pb::kStr, role);
       }
     }
     if (!enc.maybeFlush()) break;

@@ -41,6 +41,12 @@ Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::strin
   str(w, name);
   w.Key("activeProfileIndex");
   w.Uint(0);
+  // The session's start on both clocks (speedscope ignores keys it does not
+  // know): line the profile up with the program's own logs.
+  w.Key("strobe_start_monotonic_ns");
+  w.Uint64(p.meta().start_monotonic_ns);
+  w.Key("strobe_start_realtime_ns");
+  w.Uint64(p.meta().start_realtime_ns);
   w.Key("shared");
   w.StartObject();
   w.Key("frames");

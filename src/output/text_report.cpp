@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "output/span_table.hpp"
 #include "output/stack_completeness.hpp"
 #include "output/unsampled_threads.hpp"
 
@@ -134,6 +135,8 @@ void writeTextReport(const model::Profile& p, const TextOptions& opt, const std:
     if (std::string s = stackCompletenessLine(p); !s.empty()) fmt::print(out, "stacks:    {}\n", s);
     if (std::string s = unsampledThreadsLine(m); !s.empty()) fmt::print(out, "unsampled: {}\n", s);
     if (std::string s = refusedThreadsLine(p); !s.empty()) fmt::print(out, "refused:   {}\n", s);
+    if (std::string s = spansLine(p); !s.empty()) fmt::print(out, "spans:     {}\n", s);
+    if (!opt.span_selection.empty()) fmt::print(out, "span:      {}\n", opt.span_selection);
     fmt::print(out, "\n");
   }
   if (!opt.callers.empty() || !opt.callees.empty()) {

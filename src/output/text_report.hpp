@@ -18,12 +18,13 @@ struct TextOptions {
   model::GroupBy by = model::GroupBy::kFunction;
   size_t top = 20;
   bool header = true;
-  bool no_inline = false;    // fold inlined frames into their caller
-  double threshold_pct = 0;  // hide rows / tree nodes below this total share
-  bool tree = false;         // the call tree instead of the table
-  std::string callers;       // the callers of this function instead
-  std::string callees;       // the callees of this function instead
-  uint64_t bucket = 1;       // --by address: bytes per row
+  bool no_inline = false;      // fold inlined frames into their caller
+  double threshold_pct = 0;    // hide rows / tree nodes below this total share
+  bool tree = false;           // the call tree instead of the table
+  std::string callers;         // the callers of this function instead
+  std::string callees;         // the callees of this function instead
+  std::string span_selection;  // a header line: which spans the samples are from ("" none)
+  uint64_t bucket = 1;         // --by address: bytes per row
 };
 
 // Writes the whole report. `source` names the recording in the header.

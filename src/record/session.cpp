@@ -25,6 +25,7 @@
 #include "record/event_queue.hpp"
 #include "record/launch.hpp"
 #include "record/proc.hpp"
+#include "record/span_receiver.hpp"
 #include "unwind/regs.hpp"
 
 namespace strobe::record {
@@ -205,6 +206,7 @@ class Session {
   std::unordered_map<std::string, std::string> build_ids_;  // by path
   size_t events_opened_ = 0;
   bool rescan_ = true;
+  SpanReceiver spans_;
   std::vector<std::string> warnings_;
 };
 
@@ -400,7 +402,15 @@ Result<RecordOutcome> Session::run() {
   const bool launch = !opt_.command.empty();
   std::optional<HeldChild> child;
   if (launch) {
-    auto held = HeldChild::spawn(opt_.command);
+    std::vector<std::string> env;
+    if (opt_.spans) {
+      if (auto st = spans_.listen(); !st) {
+        warnings_.push_back("spans are not recorded: " + st.error().describe());
+      } else {
+        env.push_back(spans_.environment());
+      }
+    }
+    auto held = HeldChild::spawn(opt_.command, env);
     if (!held) return held.takeError();
     child.emplace(std::move(*held));
     if (auto st = openLaunch(child->pid()); !st) return st.takeError();
@@ -469,6 +479,9 @@ Result<RecordOutcome> Session::run() {
     for (pid_t pid : listProcesses()) synthesize(pid);
   } else if (!launch) {
     for (pid_t pid : opt_.pids) synthesize(pid);
+    if (opt_.spans) {
+      for (pid_t pid : opt_.pids) spans_.attach(pid, warnings_);
+    }
   }
 
   auto apply = [&](const perf::Record& rec) { converter_->apply(rec); };
@@ -495,6 +508,7 @@ Result<RecordOutcome> Session::run() {
     drainAll();
     queue_->flushBefore(pass_start - kReorderSlackNs, apply);
     closeHungPerThreadRings();
+    spans_.poll();
     if (pass_start >= next_tick) {
       // Ticks keep their cadence; one that ran past the next skips it. None
       // after one asked to stop.
@@ -548,6 +562,7 @@ Result<RecordOutcome> Session::run() {
     fds.clear();
     fds.push_back(pollfd{wake_read.get(), POLLIN, 0});
     for (auto& r : rings_) fds.push_back(pollfd{r->hup ? -1 : r->fd.get(), POLLIN, 0});
+    fds.push_back(pollfd{spans_.fd(), POLLIN, 0});  // a new process's span channel
     if (::poll(fds.data(), fds.size(), timeout) > 0) {
       char buf[64];
       while (::read(wake_read.get(), buf, sizeof buf) > 0) {
@@ -555,7 +570,7 @@ Result<RecordOutcome> Session::run() {
       // An event whose task is gone reports POLLHUP forever: stop polling it
       // (a per-CPU ring is still drained every pass; a per-thread one is
       // drained once more and closed).
-      for (size_t i = 1; i < fds.size(); ++i) {
+      for (size_t i = 1; i + 1 < fds.size(); ++i) {
         if ((fds[i].revents & (POLLHUP | POLLERR)) != 0) rings_[i - 1]->hup = true;
       }
     }
@@ -566,6 +581,7 @@ Result<RecordOutcome> Session::run() {
   for (Fd& fd : redirected_) (void)perf::disableEvent(fd.get());
   drainAll();
   queue_->flushAll(apply);
+  spans_.finish(profile_, meta.start_monotonic_ns, warnings_);
 
   outcome.exit_status = launch ? shellStatus(status) : 0;
   outcome.stats = converter_->stats();

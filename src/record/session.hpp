@@ -83,6 +83,10 @@ struct RecordOptions {
   bool inherit = true;              // launch: follow threads and children
   uint64_t duration_ns = 0;         // -d; 0 = until the targets end or a signal
   AttachMode attach_mode = AttachMode::kAuto;  // tests force one with STROBE_ATTACH_MODE
+  // Spans and roles of processes linked with libstrobe (span_receiver.hpp):
+  // a launched command is told where to send them, attached processes are
+  // read through /proc/PID/fd.
+  bool spans = false;
   // Live views: called every tick_ns (> 0) while recording; false stops.
   std::function<bool(model::Profile&, const TickInfo&)> on_tick;
   uint64_t tick_ns = 0;

@@ -42,6 +42,7 @@ class Reader {
     if (st) st = readStacks();
     if (st) st = readSamples();
     if (st) st = readThreads();
+    if (st) st = readSpans();
     if (!st) return st.takeError();
     return std::move(p_);
   }
@@ -150,12 +151,12 @@ class Reader {
                            "); " + ours,
                        "upgrade strobe to read it", ErrorKind::kUnsupported);
     }
-    version_ = version;
     if (version < kOldestSchemaVersion) {
       return makeError(
           path_ + " has an unknown schema version " + std::to_string(version) + "; " + ours,
           kCorruptHint, ErrorKind::kCorrupt);
     }
+    version_ = static_cast<int>(version);
     return {};
   }
 
@@ -184,6 +185,11 @@ class Reader {
     if (!st) return st;
     for (const char* t : kTables) {
       if (present.count(t) == 0) return corrupt(std::string("table '") + t + "' is missing");
+    }
+    for (const char* t : kTablesSince2) {
+      if (version_ >= 2 && present.count(t) == 0) {
+        return corrupt(std::string("table '") + t + "' is missing");
+      }
     }
     return {};
   }
@@ -337,7 +343,10 @@ class Reader {
   }
 
   Status readThreads() {
-    const char* sql = "SELECT rowid, tid, pid, name FROM threads ORDER BY rowid";
+    // Version 1 has no roles.
+    const char* sql = version_ >= 2
+                          ? "SELECT rowid, tid, pid, name, role FROM threads ORDER BY rowid"
+                          : "SELECT rowid, tid, pid, name, '' FROM threads ORDER BY rowid";
     return forEachRow("threads", sql, [&](RowView& r, sqlite3_stmt* s) -> Status {
       model::Thread t;
       t.tid = static_cast<int32_t>(r.integer(1, "tid", INT32_MIN, INT32_MAX));
@@ -347,14 +356,32 @@ class Reader {
       }
       if (!r.ok()) return rowError("threads", sqlite3_column_int64(s, 0), r.problem());
       t.name = r.text(3);
+      t.role = r.text(4);
       p_.setThread(std::move(t));
       return {};
     });
   }
 
+  Status readSpans() {
+    if (version_ < 2) return {};
+    const char* sql = "SELECT rowid, tid, start_ns, end_ns, name, depth FROM spans ORDER BY rowid";
+    return forEachRow("spans", sql, [&](RowView& r, sqlite3_stmt* s) -> Status {
+      model::Span x;
+      x.tid = static_cast<int32_t>(r.integer(1, "tid", INT32_MIN, INT32_MAX));
+      x.start_ns = r.u64(2, "start_ns");
+      x.end_ns = r.u64(3, "end_ns");
+      x.depth = static_cast<uint32_t>(r.integer(5, "depth", 0, kMaxU32));
+      if (r.ok() && x.end_ns < x.start_ns) r.note("end_ns is before start_ns");
+      if (!r.ok()) return rowError("spans", sqlite3_column_int64(s, 0), r.problem());
+      x.name = p_.internString(r.text(4));
+      p_.addSpan(x);
+      return {};
+    });
+  }
+
   const std::string& path_;
-  int64_t version_ = kSchemaVersion;  // PRAGMA user_version of the file
-  int64_t size_ = 0;                  // of the file, in bytes
+  int version_ = kSchemaVersion;  // of the file being read
+  int64_t size_ = 0;              // of the file, in bytes
   Db db_;
   model::Profile p_;
 };

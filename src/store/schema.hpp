@@ -1,7 +1,8 @@
-// Internal to src/store: the SQL text of schema version 1 (tables and views),
+// Internal to src/store: the SQL text of the schema (tables and views),
 // shared by the writer and the reader's checks. docs/FORMAT.md documents it;
-// change both together, and bump kSchemaVersion for any change a version-1
-// reader could not read.
+// change both together, and bump kSchemaVersion for any change an older
+// reader could not read. Version 2 added `spans`, `threads.role`, and the
+// code tables (kCreateCodeTablesSql).
 // Owns: static constant strings only. Thread safety: immutable.
 #pragma once
 
@@ -33,10 +34,14 @@ CREATE TABLE samples(
   time_ns INTEGER NOT NULL, tid INTEGER NOT NULL, cpu INTEGER NOT NULL,
   stack_id INTEGER REFERENCES stacks(id), weight INTEGER NOT NULL,
   stack_end INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE threads(tid INT PRIMARY KEY NOT NULL, pid INTEGER NOT NULL, name TEXT NOT NULL);
+CREATE TABLE threads(tid INT PRIMARY KEY NOT NULL, pid INTEGER NOT NULL, name TEXT NOT NULL,
+  role TEXT NOT NULL DEFAULT '');
+CREATE TABLE spans(
+  tid INTEGER NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
+  name TEXT NOT NULL, depth INTEGER NOT NULL);
 )sql";
 
-// Schema 2: the code of the functions that hold self samples (model/code.hpp),
+// The code of the functions that hold self samples (model/code.hpp),
 // created after the tables above. code.bytes is the range's bytes or an
 // empty blob (not kept); code_lines are its line-table rows, `offset` bytes
 // from the function's first byte.
@@ -88,5 +93,7 @@ SELECT stack_id, depth, location_id FROM walk;
 // Every table a version-1 recording must have, in the order the reader loads them.
 inline constexpr std::array<const char*, 8> kTables = {
     "meta", "modules", "functions", "locations", "location_lines", "stacks", "samples", "threads"};
+// And the tables version 2 added.
+inline constexpr std::array<const char*, 3> kTablesSince2 = {"spans", "code", "code_lines"};
 
 }  // namespace strobe::store

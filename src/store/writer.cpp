@@ -221,9 +221,16 @@ class Writer {
         return rc;
       }
     }
-    if (!prep("INSERT INTO threads VALUES(?,?,?)")) return rc;
+    if (!prep("INSERT INTO threads VALUES(?,?,?,?)")) return rc;
     for (const model::Thread& t : p_.threads()) {
-      if (!ok(insert(s, int64_t{t.tid}, int64_t{t.pid}, t.name))) return rc;
+      if (!ok(insert(s, int64_t{t.tid}, int64_t{t.pid}, t.name, t.role))) return rc;
+    }
+    if (!prep("INSERT INTO spans VALUES(?,?,?,?,?)")) return rc;
+    for (const model::Span& x : p_.spans()) {
+      if (!ok(insert(s, int64_t{x.tid}, u64(x.start_ns), u64(x.end_ns), p_.str(x.name),
+                     int64_t{x.depth}))) {
+        return rc;
+      }
     }
     return writeCode(s);
   }

@@ -30,6 +30,16 @@ execFileSync(path.join(build, "strobe-synth"), [db, "6000"]);
 execFileSync(path.join(build, "strobe"), ["report", db, "-f", "speedscope", "-o", speedscopeFile]);
 execFileSync(path.join(build, "strobe"), ["report", db, "--per-thread", "-o", svgFile]);
 execFileSync(path.join(build, "strobe"), ["report", db, "-o", htmlFile]);
+// The same with spans and thread roles, and what strobe report says of its
+// slowest spans (the viewer must agree).
+const spansDb = path.join(work, "synth-spans.db");
+const spansHtml = path.join(work, "spans.html");
+execFileSync(path.join(build, "strobe-synth"), [spansDb, "6000", "--spans"]);
+execFileSync(path.join(build, "strobe"), ["report", spansDb, "-o", spansHtml]);
+const samplesIn = (args) => JSON.parse(execFileSync(path.join(build, "strobe"),
+  ["report", spansDb, "-f", "json", ...args]).toString()).total_samples;
+const slowestSamples = samplesIn(["--span", "request", "--slowest", "1"]);
+const secondSamples = samplesIn(["--span", "request", "--longer-than", "100ms", "--tid", "1002"]);
 
 let failures = 0;
 function check(ok, what) {
@@ -246,6 +256,61 @@ try {
 
     check(await page.evaluate(() => window.__strobe_xss === undefined), "no injected script ran");
     check(requests.length === 0, `the viewer fetched nothing (${requests.join(", ")})`);
+    done();
+    await page.close();
+  }
+  // the viewer's span tracks: hover a span, click it, pick from the slowest list
+  {
+    const page = await context.newPage();
+    const done = watch(page, "html viewer spans", false);
+    await page.goto(`file://${spansHtml}`);
+    await page.waitForSelector("#slowest-spans tbody tr");
+    check(await page.isVisible("#span-canvas"), "the viewer shows the span tracks");
+    const trackNames = await page.textContent("#span-names");
+    check(trackNames.includes("worker 1 (tid 1001)") && trackNames.includes("worker 2 (tid 1002)"),
+      `the span tracks are named by role ("${trackNames}")`);
+    const timelineNames = await page.textContent("#thread-names");
+    check(timelineNames.includes("worker 1 (tid 1001)"), "the timeline names threads by role");
+    const slow = await page.$$eval("#slowest-spans tbody tr", (trs) => trs.map((tr) =>
+      Array.from(tr.children).map((td) => td.textContent)));
+    check(slow[0][0] === "request" && slow[0][1] === "200.0 ms" && slow[0][2] === "worker 1 (tid 1001)",
+      `the slowest span comes first (${JSON.stringify(slow[0])})`);
+    check(slow[1][1] === "150.0 ms" && slow[1][2] === "worker 2 (tid 1002)",
+      `then the second slowest (${JSON.stringify(slow[1])})`);
+    await page.screenshot({ path: path.join(artifacts, "viewer-spans.png"), fullPage: true });
+
+    // Hover the slowest span on its track.
+    const box = await page.locator("#span-canvas").boundingBox();
+    const pos = await page.evaluate(() => {
+      const row = document.querySelector("#slowest-spans tbody tr");
+      return window.strobeViewer.spanPosition(Number(row.getAttribute("data-track")),
+        Number(row.getAttribute("data-index")));
+    });
+    await page.mouse.move(box.x + pos.x, box.y + pos.y);
+    const hover = await page.textContent("#span-details");
+    check(/^request +200\.0 ms +worker 1 \(tid 1001\)/.test(hover),
+      `hovering a span shows its name, duration and thread ("${hover}")`);
+
+    // Click it: its time range on its thread is selected.
+    await page.mouse.click(box.x + pos.x, box.y + pos.y);
+    const selected = () => page.$eval("#selection", (e) => Number(e.getAttribute("data-samples")));
+    const got = await selected();
+    check(got === slowestSamples && got > 0,
+      `clicking the slowest span selects its samples (${got}; strobe report --span request --slowest 1: ${slowestSamples})`);
+    const sel = await page.textContent("#selection");
+    check(sel.includes("threads: worker 1 (tid 1001)") && sel.includes("from 360.0 ms to 560.0 ms"),
+      `the selection is the span's thread and range ("${sel}")`);
+    check(await page.$eval("#slowest-spans tbody tr", (tr) => tr.className) === "selected",
+      "the slowest-spans list marks the selected span");
+    await page.screenshot({ path: path.join(artifacts, "viewer-span-selected.png"), fullPage: true });
+
+    // The list jumps to the second slowest.
+    await page.locator("#slowest-spans tbody tr").nth(1).click();
+    const second = await selected();
+    check(second === secondSamples && second > 0,
+      `the slowest-spans list selects the second slowest (${second}; strobe report: ${secondSamples})`);
+    check((await page.textContent("#selection")).includes("threads: worker 2 (tid 1002)"),
+      "the second slowest is on worker 2");
     done();
     await page.close();
   }

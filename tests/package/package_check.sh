@@ -121,10 +121,18 @@ find_package(strobe REQUIRED)
 add_executable(cpp_example $src/examples/libstrobe/cpp_example.cpp)
 target_compile_options(cpp_example PRIVATE -O2 -fno-omit-frame-pointer)
 target_link_libraries(cpp_example PRIVATE strobe::strobe)
+add_executable(spans_example $src/examples/libstrobe/spans_example.cpp)
+target_compile_options(spans_example PRIVATE -O2 -fno-omit-frame-pointer)
+target_link_libraries(spans_example PRIVATE strobe::strobe)
 CMAKE
 cmake -S "$work/app" -B "$work/app/build" -G Ninja -DCMAKE_PREFIX_PATH="$root/usr" > "$work/cmake.log" 2>&1 ||
   { cat "$work/cmake.log"; fail "find_package(strobe) failed against the package"; }
 cmake --build "$work/app/build" > "$work/cmake.log" 2>&1 || { cat "$work/cmake.log"; fail "the C++ example did not build"; }
 LD_LIBRARY_PATH=$libdir "$work/app/build/cpp_example" > "$work/cpp.txt"
 grep -q parse "$work/cpp.txt" || { cat "$work/cpp.txt"; fail "the C++ example lacks parse()"; }
+# The spans example writes a native recording that the package's strobe reads.
+LD_LIBRARY_PATH=$libdir "$work/app/build/spans_example" "$work/app.db" > "$work/spans.txt"
+"$root/usr/bin/strobe" report "$work/app.db" --spans -f csv > "$work/spans.csv"
+grep -q "^request,800," "$work/spans.csv" ||
+  { cat "$work/spans.txt" "$work/spans.csv"; fail "the spans example's recording lacks its 800 requests"; }
 echo "ok: $(basename "$deb") builds, passes lintian, installs and works from a scratch root"

@@ -21,4 +21,11 @@ inline constexpr const char* kHostileName = "<script>alert(1)</script>&\"'";
 
 model::Profile synthProfile(size_t samples, bool wide);
 
+// Spans and roles on the workers of a synthProfile: workers 1001 and 1002
+// get the roles "worker 1" and "worker 2" and, from 10 ms on, a span
+// "request" of 20 ms every 50 ms (each with a nested "parse" of its first
+// 2 ms), except that worker 1's 8th request takes 200 ms and worker 2's
+// 12th 150 ms: the two slowest. Span boundaries are whole milliseconds.
+void addSynthSpans(model::Profile& p);
+
 }  // namespace strobe::test

@@ -43,6 +43,38 @@ TEST_F(StoreTest, RecordingWithoutStackEndColumnReadsAsNotJudged) {
   }
 }
 
+TEST_F(StoreTest, Version1RecordingReadsWithoutSpansAndRoles) {
+  model::Profile original = richProfile();
+  ASSERT_TRUE(store::writeProfile(original, file("v1.db")));
+  // What strobe wrote before spans: no spans table, no role column, version 1.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file("v1.db").c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db,
+                         "DROP TABLE spans; ALTER TABLE threads DROP COLUMN role;"
+                         "DELETE FROM meta WHERE key = 'dropped_spans';"
+                         "UPDATE meta SET value = '1' WHERE key = 'schema_version';"
+                         "PRAGMA user_version = 1",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  auto back = store::readProfile(file("v1.db"));
+  ASSERT_TRUE(back.ok()) << back.error().describe();
+  EXPECT_TRUE(back->spans().empty());
+  EXPECT_EQ(back->meta().dropped_spans, 0u);
+  ASSERT_EQ(back->samples().size(), original.samples().size());
+  for (const model::Thread& t : back->threads()) EXPECT_EQ(t.role, "") << t.tid;
+}
+
+TEST_F(StoreTest, SpansAreQueryable) {
+  ASSERT_TRUE(store::writeProfile(richProfile(), file("rec.db")));
+  EXPECT_EQ(querySql(file("rec.db"),
+                     "SELECT name || '@' || depth FROM spans WHERE tid = 4243 "
+                     "ORDER BY start_ns LIMIT 1"),
+            "request@0");
+  EXPECT_EQ(querySql(file("rec.db"), "SELECT role FROM threads WHERE tid = 4243"), "worker 3");
+}
+
 TEST_F(StoreTest, RoundTripOfAnEmptyProfile) {
   model::Profile empty;
   ASSERT_TRUE(store::writeProfile(empty, file("empty.db")));

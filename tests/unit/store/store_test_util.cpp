@@ -59,10 +59,15 @@ Profile richProfile() {
   StackId s_raw = p.internStack(s_main, l_libc_raw);
   StackId s_nowhere = p.internStack(kNone, l_nowhere);
 
-  p.setThread({4243, 4242, "worker 1"});
+  p.setThread({4243, 4242, "worker 1", "worker 3"});
   p.setThread({4242, 4242, "app"});
   p.setThread({4300, 4242, "\xe7\xba\xbf\xe7\xa8\x8b"});
   p.setThread({4301, 4242, ""});
+
+  p.meta().dropped_spans = 7;
+  p.addSpan({4243, 0, 1'000, 90'000, p.internString("request")});
+  p.addSpan({4243, 1, 2'000, 3'000, p.internString("parse 'q' \"x\"")});
+  p.addSpan({4242, 0, 0xFFFFFFFFFFFFFF00ULL, 0xFFFFFFFFFFFFFFF0ULL, p.internString("")});
 
   const StackId stacks[] = {s_compute, s_inline, s_memcpy, s_kernel, s_raw, s_nowhere, kNone};
   uint64_t t = 0;
@@ -123,6 +128,7 @@ void expectSameProfile(const Profile& a, const Profile& b) {
   EXPECT_EQ(x.refused_threads, y.refused_threads);
   EXPECT_EQ(x.refused_reason, y.refused_reason);
   EXPECT_EQ(x.exit_status, y.exit_status);
+  EXPECT_EQ(x.dropped_spans, y.dropped_spans);
 
   ASSERT_EQ(a.modules().size(), b.modules().size());
   for (size_t i = 0; i < a.modules().size(); ++i) {
@@ -172,6 +178,17 @@ void expectSameProfile(const Profile& a, const Profile& b) {
     EXPECT_EQ(a.threads()[i].tid, b.threads()[i].tid) << "thread " << i;
     EXPECT_EQ(a.threads()[i].pid, b.threads()[i].pid) << "thread " << i;
     EXPECT_EQ(a.threads()[i].name, b.threads()[i].name) << "thread " << i;
+    EXPECT_EQ(a.threads()[i].role, b.threads()[i].role) << "thread " << i;
+  }
+  ASSERT_EQ(a.spans().size(), b.spans().size());
+  for (size_t i = 0; i < a.spans().size(); ++i) {
+    const Span& s = a.spans()[i];
+    const Span& t = b.spans()[i];
+    EXPECT_EQ(s.tid, t.tid) << "span " << i;
+    EXPECT_EQ(s.depth, t.depth) << "span " << i;
+    EXPECT_EQ(s.start_ns, t.start_ns) << "span " << i;
+    EXPECT_EQ(s.end_ns, t.end_ns) << "span " << i;
+    EXPECT_EQ(a.str(s.name), b.str(t.name)) << "span " << i;
   }
 }
 
