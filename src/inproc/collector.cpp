@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "model/measure.hpp"
 #include "symbolize/symbolizer.hpp"
 
 namespace strobe::inproc {
@@ -166,9 +167,13 @@ model::Profile Collector::toProfile(const SessionInfo& info,
   for (const auto& [tid, name] : thread_names_) {
     p.setThread(model::Thread{tid, m.pid, name});
   }
+  // Wall mode samples wall-clock time, cpu mode CPU time (model/measure.hpp).
+  const model::SampleKind kind = model::kindOfEvent(m.event);
   for (const RawSample& s : samples_) {
     uint64_t t = s.time_ns >= info.start_monotonic_ns ? s.time_ns - info.start_monotonic_ns : 0;
-    p.addSample(model::Sample{t, s.tid, 0, stack_of[s.leaf], s.weight});
+    model::Sample sample{t, s.tid, 0, stack_of[s.leaf], s.weight};
+    sample.kind = kind;
+    p.addSample(sample);
   }
   symbolize::Symbolizer sym;
   Status st = sym.symbolize(p);
