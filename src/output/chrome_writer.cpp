@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/measure.hpp"
 #include "output/file_buffer.hpp"
 #include "output/frame_table.hpp"
 #include "output/json_writers.hpp"
@@ -36,6 +37,15 @@ struct Open {
   uint64_t start_ns;
 };
 
+// The category and args of off-CPU slices (record --off-cpu): chrome://tracing
+// colours them by cname, every viewer shows the category and the reason.
+std::string offCpuTail(model::OffCpuReason reason) {
+  std::string s = R"(,"cat":"off-cpu","cname":"thread_state_sleeping","args":{"off-cpu":)";
+  appendJsonString(s, model::reasonName(reason));
+  s += '}';
+  return s;
+}
+
 }  // namespace
 
 Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file) {
@@ -59,6 +69,8 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file
     appendJsonString(head, "strobe " + m.strobe_version);
     head += R"(,"event":)";
     appendJsonString(head, m.event);
+    head += R"(,"view":)";
+    appendJsonString(head, model::viewName(model::viewOf(p)));
     head += R"(},"traceEvents":[)";
     out.append(head);
   }
@@ -88,6 +100,8 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file
         R"(,"pid":)" + std::to_string(pid) + R"(,"tid":)" + std::to_string(tid) + R"(,"ts":)";
 
     // Closes open frames down to `keep`, at time `end_ns`, innermost first.
+    // Off-CPU slices carry their category (off_tail).
+    std::string off_tail;
     auto closeTo = [&](size_t keep, uint64_t end_ns) {
       while (open.size() > keep) {
         const Open& o = open.back();
@@ -97,6 +111,7 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file
         out.appendMicros(o.start_ns);
         out.append(R"(,"dur":)");
         out.appendMicros(end_ns - o.start_ns);
+        if (!off_tail.empty()) out.append(off_tail);
         out.append('}');
         open.pop_back();
       }
@@ -105,10 +120,19 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file
     open.clear();
     uint64_t prev_end = 0;
     uint64_t prev_weight = 0;
+    bool prev_off = false;
     for (uint32_t i : idx) {
       const model::Sample& s = samples[i];
-      // A gap longer than a sample period ends every open frame.
-      if (!open.empty() && s.time_ns > prev_end + prev_weight) closeTo(0, prev_end);
+      // A gap longer than a sample period ends every open frame, and so
+      // does a change between CPU and off-CPU time (or between reasons).
+      const bool off = s.kind == model::SampleKind::kOffCpu;
+      const std::string tail = off ? offCpuTail(s.off_cpu_reason) : std::string();
+      if (!open.empty() &&
+          (s.time_ns > prev_end + prev_weight || off != prev_off || tail != off_tail)) {
+        closeTo(0, std::min(prev_end, s.time_ns));
+      }
+      off_tail = tail;
+      prev_off = off;
       frames.clear();
       table.appendLeafFirst(p, s.stack, frames);
       std::reverse(frames.begin(), frames.end());  // root first

@@ -1,9 +1,11 @@
 #include "output/format.hpp"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
 #include "model/callers.hpp"
+#include "model/measure.hpp"
 #include "output/flamegraph_writer.hpp"
 #include "output/folded_writer.hpp"
 #include "output/html_writer.hpp"
@@ -71,13 +73,42 @@ std::optional<Format> formatFromPath(std::string_view path) {
   return std::nullopt;
 }
 
+namespace {
+
+Status writeSelected(const model::Profile& p, Format f, const ReportOptions& opt,
+                     const model::Profile& recording, std::FILE* out);
+
+}  // namespace
+
 Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, std::FILE* out) {
-  if (!opt.filter.empty()) {
-    model::Profile filtered = model::filterSamples(p, opt.filter);
-    ReportOptions rest = opt;
-    rest.filter = {};
-    return writeFormat(filtered, f, rest, out);
+  model::View view = opt.view;
+  if (view != model::View::kAuto) {
+    if (auto st = model::checkView(p, view); !st) return st;
+  } else {
+    view = model::viewOf(p);
   }
+  // The samples the view adds (pprof: every kind, one sample type each).
+  model::SampleFilter filter = opt.filter;
+  filter.view = f == Format::kPprof ? model::View::kAuto : view;
+  const bool drops =
+      !opt.filter.empty() ||
+      (filter.view != model::View::kAuto &&
+       std::any_of(p.samples().begin(), p.samples().end(),
+                   [&](const model::Sample& s) { return !model::inView(view, s.kind); }));
+  if (!drops && model::viewOf(p) == view) return writeSelected(p, f, opt, p, out);
+  // The header's time per thread comes from every kind, within the filter.
+  model::Profile selected = model::filterSamples(p, filter);
+  selected.setView(view);
+  if (opt.filter.empty() || f != Format::kText) return writeSelected(selected, f, opt, p, out);
+  model::SampleFilter window = opt.filter;
+  window.view = model::View::kAuto;
+  return writeSelected(selected, f, opt, model::filterSamples(p, window), out);
+}
+
+namespace {
+
+Status writeSelected(const model::Profile& p, Format f, const ReportOptions& opt,
+                     const model::Profile& recording, std::FILE* out) {
   Status st;
   TableOptions table;
   table.by = opt.by;
@@ -103,6 +134,7 @@ Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, 
       t.threshold_pct = opt.threshold_pct.value_or(opt.tree ? 0.5 : 0.0);
       t.callers = opt.callers;
       t.callees = opt.callees;
+      t.recording = &recording;
       writeTextReport(p, t, opt.source, out);
       break;
     }
@@ -113,7 +145,7 @@ Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, 
       FlamegraphOptions fg;
       fg.no_inline = opt.no_inline;
       fg.per_thread = opt.per_thread;
-      if (!opt.source.empty()) fg.title = "CPU flame graph: " + opt.source;
+      if (!opt.source.empty()) fg.title = flamegraphTitle(p) + ": " + opt.source;
       st = writeFlamegraph(p, fg, out);
       break;
     }
@@ -142,5 +174,7 @@ Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, 
   }
   return {};
 }
+
+}  // namespace
 
 }  // namespace strobe::output

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "model/aggregate.hpp"
+#include "model/measure.hpp"
 #include "model/profile.hpp"
 
 namespace strobe::output {
@@ -23,6 +24,9 @@ struct TextOptions {
   bool tree = false;         // the call tree instead of the table
   std::string callers;       // the callers of this function instead
   std::string callees;       // the callees of this function instead
+  // The profile before the view selected its samples: the header's CPU,
+  // off-CPU and wall time per thread come from it. Null: the one reported.
+  const model::Profile* recording = nullptr;
 };
 
 // Writes the whole report. `source` names the recording in the header.
@@ -46,6 +50,16 @@ double sharePct(uint64_t part, uint64_t whole);
 
 // "1.23 s", "45.6 ms", "789 us": a duration for people.
 std::string formatDuration(uint64_t ns);
+
+// A weight in the unit of the profile's view: a duration for time views,
+// "1234 faults" for counts (model::measureOf).
+std::string formatWeight(uint64_t weight, const model::Measure& m);
+
+// The header lines of a recording with off-CPU time (record --off-cpu):
+// CPU sampled, off-CPU (by reason) and wall time, in all and per thread
+// (the busiest `max_threads`), what was not recorded (short intervals,
+// lost switch records). Empty for other recordings. Each line ends in '\n'.
+std::string offCpuHeader(const model::Profile& recording, size_t max_threads = 10);
 
 // The command line as a shell would show it (arguments with spaces quoted).
 std::string formatCommand(const std::vector<std::string>& argv);
