@@ -1,5 +1,5 @@
 // strobe record [-F HZ | -c N] [-e EVENT] [-g fp|dwarf[,BYTES]|auto|none] [-k] [-d DUR]
-//               [-o FILE] [--mmap-pages N] [--no-inherit]
+//               [-o FILE] [--mmap-pages N] [--no-inherit] [--off-cpu [--off-cpu-min DUR]]
 //               (-- CMD ARGS | -p PID,... | -P NAME | -a)
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -11,18 +11,21 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <span>
 
 #include "base/log.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/record_args.hpp"
 #include "model/aggregate.hpp"
+#include "model/measure.hpp"
 #include "output/stack_completeness.hpp"
 #include "output/text_report.hpp"
 #include "output/unsampled_threads.hpp"
 #include "record/proc.hpp"
 #include "record/session.hpp"
 #include "store/store.hpp"
+#include "symbolize/kallsyms.hpp"
 #include "symbolize/symbolizer.hpp"
 
 namespace strobe::cli {
@@ -50,14 +53,61 @@ bool keepOld(const std::string& path) {
   return true;
 }
 
+// --off-cpu: why each thread blocked, from the kernel's symbols (the
+// recorder keeps the kernel stacks of switch-outs, never symbolizes them).
+void classifyWaits(model::Profile& p, const record::OffCpuKernelChains& chains) {
+  if (chains.samples.empty()) return;
+  auto kallsyms = symbolize::Kallsyms::load();
+  if (!kallsyms || kallsyms->hidden()) {
+    logWarning("why threads blocked (sleep, I/O, lock) is unknown: kernel symbols are unreadable",
+               "run as root, or: sudo sysctl kernel.kptr_restrict=0");
+    return;
+  }
+  record::applyWaitReasons(p, chains, [&](uint64_t addr) {
+    auto name = kallsyms->lookup(addr);
+    return name ? std::string(*name) : std::string();
+  });
+}
+
 void printSummary(const model::Profile& p, const record::RecordOutcome& out,
                   const std::string& path) {
   const model::Meta& m = p.meta();
   const model::Totals t = model::totals(p);
-  double cpu_s = static_cast<double>(t.weight) / 1e9;
-  double rate = cpu_s > 0 ? static_cast<double>(t.samples) / cpu_s : 0.0;
+  const model::TimeSplit split = model::timeSplit(std::span<const model::Sample>(p.samples()));
+  double cpu_s = static_cast<double>(split.cpu_ns) / 1e9;
+  double rate = cpu_s > 0 ? static_cast<double>(split.cpu_samples) / cpu_s : 0.0;
   std::FILE* err = stderr;
-  if (model::isTimeEvent(m.event)) {
+  if (m.off_cpu != 0) {
+    fmt::print(err,
+               "strobe: recorded {} ({}), {} threads, {} samples, {:.0f} samples per CPU-second, "
+               "{} lost; {} off-CPU intervals\n",
+               output::formatTarget(m), output::formatDuration(m.duration_ns), t.threads,
+               split.cpu_samples, rate, out.stats.lost, split.off_cpu_samples);
+    // The header's time and off-CPU lines, without its per-thread table,
+    // each as "strobe: LABEL: TEXT".
+    std::string header = output::offCpuHeader(p, 0);
+    header = header.substr(0, header.find("  THREAD"));
+    std::string label;
+    for (size_t at = 0; at < header.size();) {
+      size_t nl = header.find('\n', at);
+      std::string line = header.substr(at, nl == std::string::npos ? nl : nl - at);
+      at = nl == std::string::npos ? header.size() : nl + 1;
+      size_t colon = line.find(':');
+      if (line.front() != ' ' && colon != std::string::npos) {
+        label = line.substr(0, colon);
+        line = line.substr(colon + 1);
+      }
+      fmt::print(err, "strobe: {}: {}\n", label, line.substr(line.find_first_not_of(' ')));
+    }
+    const uint64_t switches = out.stats.switch_samples + out.stats.switch_lost;
+    if (switches != 0 && out.stats.switch_lost * 100 > switches) {
+      logWarning(fmt::format("{:.1f}% of context-switch records were lost: off-CPU time is "
+                             "missing for those switches",
+                             100.0 * static_cast<double>(out.stats.switch_lost) /
+                                 static_cast<double>(switches)),
+                 "enlarge the ring (--mmap-pages 512 or more)");
+    }
+  } else if (model::isTimeEvent(m.event)) {
     fmt::print(err,
                "strobe: recorded {} ({}), {} threads, {} samples, {:.0f} samples per CPU-second, "
                "{} lost\n",
@@ -132,6 +182,7 @@ int runRecordChecked(RecordArgs& a) {
   auto wall0 = std::chrono::steady_clock::now();
   symbolize::Symbolizer symbolizer(std::move(sym_options));
   if (auto st = symbolizer.symbolize(profile); !st) logWarning(st.error().describe());
+  if (opt.off_cpu) classifyWaits(profile, outcome->kernel_chains);
   for (const std::string& w : symbolizer.warnings()) logWarning(w);
   if (timings) {
     struct rusage ru1 {};

@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "model/filter.hpp"
+#include "model/measure.hpp"
 #include "output/format.hpp"
 #include "store/store.hpp"
 
@@ -29,6 +30,7 @@ struct ReportArgs {
   bool tree = false;
   bool per_thread = false;
   std::string callers, callees;
+  std::string view;  // --view cpu|off-cpu|wall ("": the recording's own)
 };
 
 Result<model::GroupBy> parseGroupBy(const std::string& by) {
@@ -67,6 +69,14 @@ int runReport(const ReportArgs& a) {
   }
   opt.filter.tids = a.tids;
   opt.filter.threads = a.threads;
+  if (!a.view.empty()) {
+    std::optional<model::View> v = model::parseView(a.view);
+    if (!v) {
+      logError("unknown --view '" + a.view + "'", "use --view cpu, off-cpu or wall");
+      return kExitUsage;
+    }
+    opt.view = *v;
+  }
 
   output::Format format = output::Format::kText;
   if (!a.format.empty()) {
@@ -133,6 +143,9 @@ Runner addReportCommand(CLI::App& app) {
   sub->add_option("--callees", args->callees, "text: what this function calls, with shares");
   sub->add_flag("--per-thread", args->per_thread,
                 "folded, flamegraph: root stacks at their thread");
+  sub->add_option("--view", args->view,
+                  "Which time to show: cpu, off-cpu or wall (cpu + off-cpu); default: wall for "
+                  "a recording made with --off-cpu, else cpu");
   return [args] { return runReport(*args); };
 }
 
