@@ -24,8 +24,8 @@
 #include "output/unsampled_threads.hpp"
 #include "record/proc.hpp"
 #include "record/session.hpp"
+#include "record/wait_reason.hpp"
 #include "store/store.hpp"
-#include "symbolize/kallsyms.hpp"
 #include "symbolize/symbolizer.hpp"
 
 namespace strobe::cli {
@@ -51,22 +51,6 @@ bool keepOld(const std::string& path) {
     return false;
   }
   return true;
-}
-
-// --off-cpu: why each thread blocked, from the kernel's symbols (the
-// recorder keeps the kernel stacks of switch-outs, never symbolizes them).
-void classifyWaits(model::Profile& p, const record::OffCpuKernelChains& chains) {
-  if (chains.samples.empty()) return;
-  auto kallsyms = symbolize::Kallsyms::load();
-  if (!kallsyms || kallsyms->hidden()) {
-    logWarning("why threads blocked (sleep, I/O, lock) is unknown: kernel symbols are unreadable",
-               "run as root, or: sudo sysctl kernel.kptr_restrict=0");
-    return;
-  }
-  record::applyWaitReasons(p, chains, [&](uint64_t addr) {
-    auto name = kallsyms->lookup(addr);
-    return name ? std::string(*name) : std::string();
-  });
 }
 
 void printSummary(const model::Profile& p, const record::RecordOutcome& out,
@@ -125,7 +109,9 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
   };
   double lost_share = share(out.stats.lost, t.samples);
   double worst = 0;
-  for (const auto& r : out.rings) worst = std::max(worst, share(r.lost, r.samples));
+  for (const auto& r : out.rings) {
+    if (!r.off_cpu) worst = std::max(worst, share(r.lost, r.samples));  // switch records: above
+  }
   if (lost_share > kLostWarnShare || worst > kLostWarnShare) {
     // The rate named is the overall one, or the worst ring's when only one ring fell behind.
     logWarning(fmt::format("{:.1f}% of samples were lost: strobe did not drain the ring in time",
@@ -182,7 +168,8 @@ int runRecordChecked(RecordArgs& a) {
   auto wall0 = std::chrono::steady_clock::now();
   symbolize::Symbolizer symbolizer(std::move(sym_options));
   if (auto st = symbolizer.symbolize(profile); !st) logWarning(st.error().describe());
-  if (opt.off_cpu) classifyWaits(profile, outcome->kernel_chains);
+  // --off-cpu: why each thread blocked, from its symbolized stack.
+  if (opt.off_cpu) record::applyWaitReasons(profile);
   for (const std::string& w : symbolizer.warnings()) logWarning(w);
   if (timings) {
     struct rusage ru1 {};

@@ -173,9 +173,9 @@ perf_event_attr makeOffCpuAttr(const perf_event_attr& main) {
   a.sample_period = 1;
   a.sample_type |= PERF_SAMPLE_CALLCHAIN;
   // The event counts in the scheduler, in kernel mode: excluding the kernel
-  // would exclude every switch.
+  // would exclude every switch. Its kernel callchain (the scheduler's own
+  // stack) is kept as the main event's is: with -k only.
   a.exclude_kernel = 0;
-  a.exclude_callchain_kernel = 0;
   a.context_switch = 1;
   a.mmap = 0;
   a.mmap2 = 0;

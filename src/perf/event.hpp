@@ -63,7 +63,8 @@ perf_event_attr makeAttr(const EventSpec& spec, bool inherit, bool enable_on_exe
 // The attributes of the off-CPU event (record --off-cpu), made from the
 // main event's: the software context-switch event sampled at every
 // switch-out (sample_period 1), so its callchain is the stack where the
-// thread left the CPU (the kernel part too: why it blocked), plus
+// thread left the CPU (the kernel part with -k only, as for the main event:
+// unwinding the kernel at every switch would cost more than the rest), plus
 // attr.context_switch for PERF_RECORD_SWITCH records (switch-in times and
 // preemption). The same sample_type as `main` (+CALLCHAIN), so one decoder
 // reads both rings. The event fires in the kernel, so exclude_kernel is 0:

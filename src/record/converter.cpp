@@ -1,7 +1,6 @@
 #include "record/converter.hpp"
 
 #include <cstdio>
-#include <cstring>
 #include <type_traits>
 #include <variant>
 
@@ -154,37 +153,6 @@ std::vector<model::Sample> Converter::openOffCpu(uint64_t now_ns) const {
   return off_cpu_->openIntervals(now_ns);
 }
 
-OffCpuKernelChains Converter::takeKernelChains() {
-  OffCpuKernelChains out;
-  out.chains = std::move(chains_);
-  chains_.clear();
-  chain_keys_.clear();
-  if (off_cpu_ != nullptr) {
-    for (const OffCpuPairer::Stored& s : off_cpu_->stored()) {
-      out.samples.push_back(OffCpuKernelChains::Use{s.sample, s.chain_key});
-    }
-  }
-  return out;
-}
-
-uint32_t Converter::kernelChainKey(const perf::SampleRecord& r) {
-  // The kernel part: the run of addresses after PERF_CONTEXT_KERNEL.
-  const uint64_t* chain = nullptr;
-  size_t len = 0;
-  for (uint64_t i = 0; i < r.callchain_len; ++i) {
-    if (r.callchain[i] != perf::kContextKernel) continue;
-    chain = r.callchain + i + 1;
-    while (i + 1 + len < r.callchain_len && !perf::isContextMarker(chain[len])) ++len;
-    break;
-  }
-  if (len == 0) return UINT32_MAX;
-  std::string key(reinterpret_cast<const char*>(chain), len * sizeof(uint64_t));
-  auto [it, inserted] =
-      chain_keys_.try_emplace(std::move(key), static_cast<uint32_t>(chains_.size()));
-  if (inserted) chains_.emplace_back(chain, chain + len);
-  return it->second;
-}
-
 void Converter::onSwitchSample(const perf::SampleRecord& r) {
   auto pid = static_cast<int32_t>(r.pid);
   auto tid = static_cast<int32_t>(r.tid);
@@ -194,7 +162,7 @@ void Converter::onSwitchSample(const perf::SampleRecord& r) {
   if (profile_.findThread(tid) == nullptr) nameThread(pid, tid, std::string());
   model::StackEnd end = model::StackEnd::kNotJudged;
   model::StackId stack = stackOf(r, pid, tid, end);
-  off_cpu_->onStackSample(tid, r.time, r.cpu, stack, end, kernelChainKey(r));
+  off_cpu_->onStackSample(tid, r.time, r.cpu, stack, end);
 }
 
 void Converter::onSwitch(const perf::SwitchRecord& r) {

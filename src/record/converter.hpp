@@ -12,8 +12,7 @@
 // With off-CPU recording enabled (record --off-cpu), records of the
 // off-CPU stream (the context-switch event's samples and SWITCH records)
 // go to an OffCpuPairer (off_cpu.hpp), which stores one kOffCpu sample per
-// interval a thread spent off CPU; their kernel callchains are kept aside
-// for classifying why they blocked (wait_reason.hpp) after recording.
+// interval a thread spent off CPU.
 //
 // Records must arrive in time order (see EventQueue). Caller frames are
 // return addresses: the converter stores return address − 1 so that later
@@ -33,7 +32,6 @@
 #include "record/address_space.hpp"
 #include "record/kept_files.hpp"
 #include "record/off_cpu.hpp"
-#include "record/wait_reason.hpp"
 #include "unwind/unwinder.hpp"
 
 namespace strobe::record {
@@ -104,8 +102,7 @@ class Converter {
   void finish(uint64_t end_ns);
   // Open off-CPU intervals as samples clipped at now_ns (live views).
   std::vector<model::Sample> openOffCpu(uint64_t now_ns) const;
-  // The kernel callchains of the off-CPU samples (see wait_reason.hpp).
-  OffCpuKernelChains takeKernelChains();
+
   // -k: keep the kernel part of callchains. Kernel frames get the module
   // "[kernel.kallsyms]" with offset == address (the kernel address).
   void setKernelFrames(bool keep) { kernel_frames_ = keep; }
@@ -125,8 +122,6 @@ class Converter {
   // Interns the sample's stack (leaf first in frames_); sets `end`.
   model::StackId stackOf(const perf::SampleRecord& r, int32_t pid, int32_t tid,
                          model::StackEnd& end);
-  // The key of the sample's kernel callchain (UINT32_MAX: none).
-  uint32_t kernelChainKey(const perf::SampleRecord& r);
   // Fills frames_ from the sample's registers and stack; returns how it ended.
   model::StackEnd unwindSample(const perf::SampleRecord& r, AddressSpace& as);
   model::LocationId kernelLocation(uint64_t addr);
@@ -162,9 +157,7 @@ class Converter {
   KeptFiles* kept_ = nullptr;
   // Threads with a CPU sample (the unsampled count leaves them out).
   std::unordered_set<int32_t> cpu_sampled_;
-  std::unique_ptr<OffCpuPairer> off_cpu_;                 // null: no off-CPU stream
-  std::unordered_map<std::string, uint32_t> chain_keys_;  // kernel chain bytes -> key
-  std::vector<std::vector<uint64_t>> chains_;
+  std::unique_ptr<OffCpuPairer> off_cpu_;             // null: no off-CPU stream
   model::SampleKind kind_ = model::SampleKind::kCpu;  // of the main stream's samples
   ConverterStats stats_;
 };

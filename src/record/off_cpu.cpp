@@ -20,7 +20,7 @@ model::Sample OffCpuPairer::sampleOf(int32_t tid, const Open& o, uint64_t end_ns
   s.weight = to - from;
   s.stack_end = o.end;
   s.kind = model::SampleKind::kOffCpu;
-  s.off_cpu_reason = o.preempted ? model::OffCpuReason::kPreempted : o.reason;
+  s.off_cpu_reason = o.preempted ? model::OffCpuReason::kPreempted : model::OffCpuReason::kUnknown;
   return s;
 }
 
@@ -33,14 +33,11 @@ void OffCpuPairer::close(int32_t tid, const Open& o, uint64_t end_ns) {
   }
   ++stats_.intervals;
   if (!o.has_stack) ++stats_.without_stack;
-  if (!o.preempted && o.chain_key != UINT32_MAX) {
-    stored_.push_back(Stored{profile_.samples().size(), o.chain_key});
-  }
   profile_.addSample(s);
 }
 
 void OffCpuPairer::onStackSample(int32_t tid, uint64_t time, uint32_t cpu, model::StackId stack,
-                                 model::StackEnd end, uint32_t chain_key) {
+                                 model::StackEnd end) {
   seen_.insert(tid);
   if (exited_.count(tid) != 0) return;
   auto it = open_.find(tid);
@@ -57,7 +54,6 @@ void OffCpuPairer::onStackSample(int32_t tid, uint64_t time, uint32_t cpu, model
   }
   o.stack = stack;
   o.end = end;
-  o.chain_key = chain_key;
   o.has_stack = true;
 }
 

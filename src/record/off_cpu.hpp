@@ -24,7 +24,9 @@
 //   - finish() ends every open interval at the session's end.
 // Every interval is clipped to [start, end] of the session: never negative,
 // never unbounded. Intervals shorter than min_ns are counted (short_count,
-// short_ns), not stored.
+// short_ns), not stored. Why a thread blocked is decided later, from the
+// symbolized stack (wait_reason.hpp); preemption is known here, from the
+// SWITCH record.
 //
 // Thread safety: none; owned by the converter.
 #pragma once
@@ -56,10 +58,8 @@ class OffCpuPairer {
   OffCpuPairer(model::Profile& profile, uint64_t start_ns, uint64_t min_ns);
 
   // The context-switch event's sample: the stack where `tid` left the CPU.
-  // chain_key names its kernel callchain for classifyReasons (UINT32_MAX:
-  // none).
   void onStackSample(int32_t tid, uint64_t time, uint32_t cpu, model::StackId stack,
-                     model::StackEnd end, uint32_t chain_key);
+                     model::StackEnd end);
   // PERF_RECORD_SWITCH(_CPU_WIDE) with the out flag.
   void onSwitchOut(int32_t tid, uint64_t time, uint32_t cpu, bool preempted);
   // PERF_RECORD_SWITCH(_CPU_WIDE) without it.
@@ -77,24 +77,12 @@ class OffCpuPairer {
 
   const OffCpuStats& stats() const { return stats_; }
 
-  // The stored samples of blocked (not preempted) intervals whose stack
-  // sample had a kernel chain: their index in profile.samples() and the
-  // chain's key, for setting their reason once the kernel's symbols are
-  // known (Converter::classifyOffCpu).
-  struct Stored {
-    size_t sample;
-    uint32_t chain_key;
-  };
-  const std::vector<Stored>& stored() const { return stored_; }
-
  private:
   struct Open {
     uint64_t out_ns = 0;
     uint32_t cpu = 0;
     model::StackId stack = model::kNone;
     model::StackEnd end = model::StackEnd::kNotJudged;
-    model::OffCpuReason reason = model::OffCpuReason::kUnknown;
-    uint32_t chain_key = UINT32_MAX;
     bool has_stack = false;
     bool has_switch = false;
     bool preempted = false;
@@ -108,7 +96,6 @@ class OffCpuPairer {
   std::unordered_map<int32_t, Open> open_;
   std::unordered_set<int32_t> seen_;    // threads with any record this session
   std::unordered_set<int32_t> exited_;  // threads whose EXIT was seen
-  std::vector<Stored> stored_;
   OffCpuStats stats_;
 };
 

@@ -41,6 +41,14 @@ constexpr size_t kPerThreadRingPages = 8;
 constexpr int kReservedFds = 64;
 // Mapped files held open for symbolization (see kept_files.hpp).
 constexpr size_t kMaxKeptFiles = 256;
+// An off-CPU ring is this many times as large as the sampling ring: a
+// program that switches 100,000 times a second writes ~25 MB/s of switch
+// records (docs/BENCHMARKS.md, "Off-CPU time"), while strobe itself may
+// wait for a CPU on a busy machine.
+constexpr size_t kOffCpuRingFactor = 4;
+// -g auto: user stack bytes copied at each switch-out (see openOffCpu): the
+// libc frames of a blocking call fit in a few hundred bytes.
+constexpr uint32_t kOffCpuStackCopy = 1024;
 
 std::atomic<pid_t> g_forward_to{-1};
 std::atomic<bool> g_stop{false};
@@ -175,6 +183,9 @@ class Session {
     return pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   }
   Status addRing(Fd fd, size_t pages, int cpu, pid_t tid, Stream source = Stream::kMain);
+  // An off-CPU ring of kOffCpuRingFactor x pages, or as large as the
+  // locked-memory limit lets it be (down to `pages`, with a warning).
+  Status addOffCpuRing(Fd fd, size_t pages, int cpu, pid_t tid);
   // Opens the off-CPU event on (pid, cpu) when --off-cpu asks for it.
   Result<Fd> openOffCpu(pid_t pid, int cpu);
   Status checkOffCpu() const;
@@ -212,6 +223,7 @@ class Session {
   std::unordered_map<std::string, std::string> build_ids_;  // by path
   size_t events_opened_ = 0;
   bool rescan_ = true;
+  bool off_ring_warned_ = false;
   std::vector<std::string> warnings_;
 };
 
@@ -227,6 +239,30 @@ Status Session::addRing(Fd fd, size_t pages, int cpu, pid_t tid, Stream source) 
   r->source = source;
   rings_.push_back(std::move(r));
   return {};
+}
+
+Status Session::addOffCpuRing(Fd fd, size_t pages, int cpu, pid_t tid) {
+  for (size_t want = pages * kOffCpuRingFactor;; want /= 2) {
+    auto ring = perf::RingBuffer::map(fd.get(), want);
+    if (!ring && want > pages) continue;
+    if (!ring) return ring.takeError();
+    if (want < pages * kOffCpuRingFactor && !off_ring_warned_) {
+      off_ring_warned_ = true;
+      warnings_.push_back("the off-CPU rings have " + std::to_string(want) + " pages, not " +
+                          std::to_string(pages * kOffCpuRingFactor) +
+                          " (the locked-memory limit): switch records may be lost (raise "
+                          "ulimit -l or kernel.perf_event_mlock_kb)");
+    }
+    auto r = std::make_unique<Ring>();
+    r->fd = std::move(fd);
+    r->buffer = std::move(*ring);
+    r->stats.cpu = cpu;
+    r->stats.tid = tid;
+    r->stats.off_cpu = true;
+    r->source = Stream::kOffCpu;
+    rings_.push_back(std::move(r));
+    return {};
+  }
 }
 
 Status Session::checkOffCpu() const {
@@ -245,6 +281,13 @@ Status Session::checkOffCpu() const {
 
 Result<Fd> Session::openOffCpu(pid_t pid, int cpu) {
   off_attr_ = perf::makeOffCpuAttr(attr_);
+  // -g auto: a thread leaves its CPU in a system call, whose libc wrapper
+  // (no frame pointer) CFI unwinds from the first bytes of the stack; the
+  // frame-pointer chain of its callers is spliced on (unwind/unwinder.hpp).
+  // A small copy keeps a switch's record small (docs/BENCHMARKS.md).
+  if (opt_.unwind_auto && off_attr_.sample_stack_user > kOffCpuStackCopy) {
+    off_attr_.sample_stack_user = kOffCpuStackCopy;
+  }
   auto fd = perf::openEvent(off_attr_, pid, cpu);
   if (fd) {
     ++events_opened_;
@@ -272,9 +315,7 @@ Status Session::openLaunch(pid_t child) {
     if (!opt_.off_cpu) continue;
     auto off = openOffCpu(child, cpu);
     if (!off) return off.takeError();
-    if (auto st = addRing(std::move(*off), opt_.mmap_pages, cpu, -1, Stream::kOffCpu); !st) {
-      return st;
-    }
+    if (auto st = addOffCpuRing(std::move(*off), opt_.mmap_pages, cpu, -1); !st) return st;
   }
   return {};
 }
@@ -290,9 +331,7 @@ Status Session::openSystem() {
     if (!opt_.off_cpu) continue;
     auto off = openOffCpu(-1, cpu);
     if (!off) return off.takeError();
-    if (auto st = addRing(std::move(*off), opt_.mmap_pages, cpu, -1, Stream::kOffCpu); !st) {
-      return st;
-    }
+    if (auto st = addOffCpuRing(std::move(*off), opt_.mmap_pages, cpu, -1); !st) return st;
   }
   return {};
 }
@@ -330,14 +369,16 @@ Status Session::coverThread(pid_t tid) {
     auto off = openOffCpu(tid, -1);
     if (!off) return off.takeError();
     if (auto st = perf::enableEvent(off->get()); !st) return st;
-    return addRing(std::move(*off), thread_pages, -1, tid, Stream::kOffCpu);
+    return addOffCpuRing(std::move(*off), std::max<size_t>(1, thread_pages / 2), -1, tid);
   }
   // One ring per CPU and event; the events of later threads write into it.
   auto cover = [&](Fd fd, int cpu, std::unordered_map<int, int>& ring_of, Stream source) -> Status {
     auto it = ring_of.find(cpu);
     if (it == ring_of.end()) {
       int raw = fd.get();
-      if (auto st = addRing(std::move(fd), opt_.mmap_pages, cpu, -1, source); !st) return st;
+      Status st = source == Stream::kOffCpu ? addOffCpuRing(std::move(fd), opt_.mmap_pages, cpu, -1)
+                                            : addRing(std::move(fd), opt_.mmap_pages, cpu, -1);
+      if (!st) return st;
       ring_of[cpu] = raw;
       return perf::enableEvent(raw);
     }
@@ -667,7 +708,6 @@ Result<RecordOutcome> Session::run() {
     meta.off_cpu_short_ns = o.short_ns;
     meta.switch_records_lost = outcome.stats.switch_lost;
     meta.switch_unpaired = o.unpaired;
-    outcome.kernel_chains = converter_->takeKernelChains();
   }
   return outcome;
 }

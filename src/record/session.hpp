@@ -125,9 +125,6 @@ struct RecordOutcome {
   // The mapped files held open while recording (see kept_files.hpp), for the
   // symbolizer; never null after a successful record().
   std::unique_ptr<KeptFiles> kept_files;
-  // --off-cpu: the kernel callchains of the off-CPU samples, for
-  // applyWaitReasons once kernel symbols are read.
-  OffCpuKernelChains kernel_chains;
 };
 
 // "inherit", "per-thread", "cpu-filtered", "auto".

@@ -1,50 +1,51 @@
-// Why a thread blocked, read from the kernel's own stack at its switch-out
-// (the off-CPU event's kernel callchain): the first frame, from the leaf,
-// that says it decides. A syscall's entry (__x64_sys_NAME, __do_sys_NAME,
-// ksys_NAME, ...) says it by the syscall's name; a few kernel functions say
-// it on their own (do_nanosleep: sleep; futex_wait*, rwsem_down_*: lock;
-// io_schedule, pipe_read, a page fault: I/O). A stack where no frame says
-// anything is kOther; no kernel stack at all is kUnknown. Preemption is not
-// decided here: the SWITCH record's flag says it.
+// Why a thread blocked, read from the stack where it left its CPU once it is
+// symbolized: the first frame, from the leaf, that says it decides.
+//   kernel frames (recorded with -k): a system call's entry (__x64_sys_NAME,
+//     __do_sys_NAME, ksys_NAME, ...) by the call's name; a few kernel
+//     functions on their own (do_nanosleep: sleep; futex_wait*, rwsem_down_*,
+//     __mutex_lock: lock; io_schedule, pipe_read, a page fault: I/O);
+//   user frames (the first kMaxUserFrames from the leaf): the C library's
+//     function the thread blocked in, by name (nanosleep: sleep; read, recv,
+//     poll, epoll_wait, ...: I/O; futex waits, pthread_mutex_lock,
+//     pthread_cond_wait, pthread_join, sem_wait, ...: lock; wait4,
+//     sigsuspend, ...: other), glibc's internal prefixes and suffixes
+//     (__GI_, __libc_, _nocancel, ...) ignored.
+// A stack where no frame decides is kOther; an empty one kUnknown.
+// Preemption is not decided here: the SWITCH record's flag says it.
 //
-// Owns: nothing. Thread safety: pure functions.
+// Owns: nothing. Thread safety: pure functions (applyWaitReasons writes
+// only the profile it is given).
 #pragma once
 
-#include <cstdint>
-#include <functional>
+#include <cstddef>
 #include <span>
-#include <string>
 #include <string_view>
-#include <vector>
 
 #include "model/profile.hpp"
 
 namespace strobe::record {
 
+// User frames looked at, from the leaf: the C library's few frames of a
+// blocking call; deeper frames are the program's, whose names say nothing.
+inline constexpr size_t kMaxUserFrames = 4;
+
+struct WaitFrame {
+  std::string_view name;  // the function's (demangled) name, "" when unknown
+  bool kernel = false;    // a kernel frame (-k)
+};
+
 // What one kernel function says (kUnknown: nothing). Compiler suffixes
 // (".isra.0", ".constprop.0") and a module suffix (" [ext4]") are ignored.
 model::OffCpuReason reasonOfKernelFunction(std::string_view name);
+// What one user-space function says (kUnknown: nothing).
+model::OffCpuReason reasonOfUserFunction(std::string_view name);
 
-// The reason for a kernel stack given by its function names, leaf first.
-model::OffCpuReason classifyKernelStack(std::span<const std::string> names);
+// The reason for a stack, leaf first.
+model::OffCpuReason classifyWait(std::span<const WaitFrame> leaf_first);
 
-// The kernel callchains of the off-CPU samples, for classifying them once
-// the kernel's symbols are read (after recording: the converter never
-// symbolizes). chains[k] is leaf first; samples[i] names a sample of the
-// Profile and its chain.
-struct OffCpuKernelChains {
-  std::vector<std::vector<uint64_t>> chains;
-  struct Use {
-    size_t sample;  // index in Profile::samples()
-    uint32_t chain;
-  };
-  std::vector<Use> samples;
-};
-
-// Sets the reason of every sample in `c` from its chain, naming addresses
-// with kernel_name (the enclosing kernel function's name, "" when unknown).
-// Returns how many samples got a reason other than kUnknown.
-size_t applyWaitReasons(model::Profile& p, const OffCpuKernelChains& c,
-                        const std::function<std::string(uint64_t)>& kernel_name);
+// Sets the reason of every off-CPU sample of `p` that was not preempted,
+// from its symbolized stack (each distinct stack classified once). Returns
+// how many samples got sleep, I/O or lock.
+size_t applyWaitReasons(model::Profile& p);
 
 }  // namespace strobe::record

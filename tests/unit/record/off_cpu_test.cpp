@@ -27,7 +27,7 @@ struct Fixture {
 
 TEST(OffCpuPairer, SwitchOutOnOneCpuAndInOnAnother) {
   Fixture f;
-  f.pairer.onStackSample(7, kStart + 10 * kMs, 0, f.stack, model::StackEnd::kEntry, UINT32_MAX);
+  f.pairer.onStackSample(7, kStart + 10 * kMs, 0, f.stack, model::StackEnd::kEntry);
   f.pairer.onSwitchOut(7, kStart + 10 * kMs + 500, 0, false);
   f.pairer.onSwitchIn(7, kStart + 30 * kMs);  // on CPU 1: pairing is by thread
   ASSERT_EQ(f.p.samples().size(), 1u);
@@ -48,21 +48,19 @@ TEST(OffCpuPairer, SwitchOutOnOneCpuAndInOnAnother) {
 TEST(OffCpuPairer, TheSwitchRecordMayComeBeforeItsStackSample) {
   Fixture f;
   f.pairer.onSwitchOut(7, kStart + 10 * kMs, 1, true);
-  f.pairer.onStackSample(7, kStart + 10 * kMs, 1, f.stack, model::StackEnd::kNotJudged, 3);
+  f.pairer.onStackSample(7, kStart + 10 * kMs, 1, f.stack, model::StackEnd::kNotJudged);
   f.pairer.onSwitchIn(7, kStart + 12 * kMs);
   ASSERT_EQ(f.p.samples().size(), 1u);
   EXPECT_EQ(f.p.samples()[0].stack, f.stack);
   EXPECT_EQ(f.p.samples()[0].weight, 2 * kMs);
   // Still runnable when it left: waiting for a CPU, not blocked.
   EXPECT_EQ(f.p.samples()[0].off_cpu_reason, OffCpuReason::kPreempted);
-  // Preempted intervals need no kernel stack to say why.
-  EXPECT_TRUE(f.pairer.stored().empty());
 }
 
 TEST(OffCpuPairer, ThreadsAreIndependent) {
   Fixture f;
   for (int32_t tid : {1, 2, 3}) {
-    f.pairer.onStackSample(tid, kStart + tid * kMs, 0, f.stack, {}, UINT32_MAX);
+    f.pairer.onStackSample(tid, kStart + tid * kMs, 0, f.stack, {});
     f.pairer.onSwitchOut(tid, kStart + tid * kMs, 0, false);
   }
   f.pairer.onSwitchIn(2, kStart + 10 * kMs);
@@ -93,7 +91,7 @@ TEST(OffCpuPairer, AThreadOffCpuBeforeTheSessionStartsIsClippedToTheStart) {
 
 TEST(OffCpuPairer, OpenIntervalsEndAtTheSessionEnd) {
   Fixture f;
-  f.pairer.onStackSample(4, kStart + 50 * kMs, 0, f.stack, {}, UINT32_MAX);
+  f.pairer.onStackSample(4, kStart + 50 * kMs, 0, f.stack, {});
   f.pairer.onSwitchOut(4, kStart + 50 * kMs, 0, false);
   // A switch-out after the end (the events are disabled just after it).
   f.pairer.onSwitchOut(5, kStart + 101 * kMs, 0, false);
@@ -113,14 +111,14 @@ TEST(OffCpuPairer, OpenIntervalsEndAtTheSessionEnd) {
 
 TEST(OffCpuPairer, AThreadThatExitsWhileOffCpuEndsThereAndIsForgotten) {
   Fixture f;
-  f.pairer.onStackSample(6, kStart + 10 * kMs, 0, f.stack, {}, UINT32_MAX);
+  f.pairer.onStackSample(6, kStart + 10 * kMs, 0, f.stack, {});
   f.pairer.onSwitchOut(6, kStart + 10 * kMs, 0, false);
   f.pairer.onExit(6, kStart + 15 * kMs);
   ASSERT_EQ(f.p.samples().size(), 1u);
   EXPECT_EQ(f.p.samples()[0].weight, 5 * kMs);
   EXPECT_EQ(f.pairer.stats().exited_off_cpu, 1u);
   // The dead task's last switch-out opens nothing that could stay open.
-  f.pairer.onStackSample(6, kStart + 16 * kMs, 0, f.stack, {}, UINT32_MAX);
+  f.pairer.onStackSample(6, kStart + 16 * kMs, 0, f.stack, {});
   f.pairer.onSwitchOut(6, kStart + 16 * kMs, 0, false);
   f.pairer.finish(kStart + 1000 * kMs);
   EXPECT_EQ(f.p.samples().size(), 1u);
@@ -133,7 +131,7 @@ TEST(OffCpuPairer, AThreadThatExitsWhileOffCpuEndsThereAndIsForgotten) {
 
 TEST(OffCpuPairer, ALostSwitchInEndsTheIntervalAtTheNextSignOfLife) {
   Fixture f;
-  f.pairer.onStackSample(3, kStart + 10 * kMs, 0, f.stack, {}, UINT32_MAX);
+  f.pairer.onStackSample(3, kStart + 10 * kMs, 0, f.stack, {});
   f.pairer.onSwitchOut(3, kStart + 10 * kMs, 0, false);
   // Sampled on a CPU: it was back by then.
   f.pairer.onRunning(3, kStart + 14 * kMs);
@@ -197,8 +195,8 @@ TEST(OffCpuConverter, PairsRecordsFromTwoRingsReadOutOfOrder) {
   // CPU 1's ring: thread 51 comes back at 25 ms.
   auto in = RecordBuilder(PERF_RECORD_SWITCH, 0).sampleId(50, 51, kStart + 25 * kMs, 1).finish();
   q.push(in.hdr(), in.bytes(), in.size, 1);
-  // CPU 0's ring: its stack at the switch-out (user part: two frames;
-  // kernel part: where it blocked), then the SWITCH_OUT record.
+  // CPU 0's ring: its stack at the switch-out (user part: two frames; a
+  // kernel part, which is dropped without -k), then the SWITCH_OUT record.
   auto sample = RecordBuilder(PERF_RECORD_SAMPLE)
                     .u64(0xffffffff81000100)  // ip: in the kernel
                     .u32(50)
@@ -240,17 +238,6 @@ TEST(OffCpuConverter, PairsRecordsFromTwoRingsReadOutOfOrder) {
   EXPECT_EQ(frames, (std::vector<uint64_t>{0x401234, 0x4014ff}));
   EXPECT_EQ(p.samples()[1].kind, SampleKind::kCpu);
   EXPECT_EQ(c.stats().switch_samples, 1u);
-  // The kernel chain is kept aside for classifying the wait.
-  OffCpuKernelChains chains = c.takeKernelChains();
-  ASSERT_EQ(chains.chains.size(), 1u);
-  EXPECT_EQ(chains.chains[0], (std::vector<uint64_t>{0xffffffff81000100, 0xffffffff81000200}));
-  ASSERT_EQ(chains.samples.size(), 1u);
-  EXPECT_EQ(chains.samples[0].sample, 0u);
-  size_t known = applyWaitReasons(p, chains, [](uint64_t addr) -> std::string {
-    return addr == 0xffffffff81000200 ? "futex_wait_queue" : "schedule";
-  });
-  EXPECT_EQ(known, 1u);
-  EXPECT_EQ(p.samples()[0].off_cpu_reason, OffCpuReason::kLock);
 }
 
 TEST(OffCpuConverter, LostRecordsOfTheOffCpuRingAreSwitchRecords) {
