@@ -4,7 +4,7 @@ BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps deps-test build demo test clean bench-overhead bench-dwarf bench-inproc
+.PHONY: all deps deps-test build demo test clean bench-overhead bench-dwarf bench-inproc bench-offcpu
 
 all: build
 
@@ -42,6 +42,10 @@ bench-overhead: build
 bench-dwarf: build
 	scripts/deps.sh bench
 	bench/dwarf/run.sh $(BUILD)
+
+bench-offcpu: build
+	scripts/deps.sh bench
+	bench/offcpu/run.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

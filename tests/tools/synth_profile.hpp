@@ -21,4 +21,10 @@ inline constexpr const char* kHostileName = "<script>alert(1)</script>&\"'";
 
 model::Profile synthProfile(size_t samples, bool wide);
 
+// synthProfile as recorded with --off-cpu: worker-2's samples in the second
+// half of the recording become off-CPU intervals of the same stacks and
+// times (half waiting for a lock, half for I/O), so that thread is off CPU
+// from the middle on.
+model::Profile synthOffCpuProfile(size_t samples);
+
 }  // namespace strobe::test
