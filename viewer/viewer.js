@@ -160,6 +160,7 @@
   var selThreads = new Uint8Array(nT), anyThread = false;  // none picked: all threads
   var selFrom = 0, selTo = Infinity;                       // µs, [from, to)
   var nodeSelf = new Float64Array(nN), nodeTotal = new Float64Array(nN);
+  var nodeOff = new Float64Array(nN);  // the off-CPU part of nodeTotal
   var nodeSelfN = new Float64Array(nN), nodeTotalN = new Float64Array(nN);
   var rootTotal = 0, rootSamples = 0, allWeight = 0;
   for (var s = 0; s < nS; s++) allWeight += sWeight[s];
@@ -175,27 +176,27 @@
   }
 
   function aggregate() {
-    nodeSelf.fill(0); nodeSelfN.fill(0);
+    nodeSelf.fill(0); nodeSelfN.fill(0); nodeOff.fill(0);
     rootTotal = 0; rootSamples = 0;
-    function add(from, to, T, N, W) {
+    function add(from, to, T, N, W, off) {
       var i0 = lowerBound(from, to, selFrom, T);
       var i1 = selTo === Infinity ? to : lowerBound(i0, to, selTo, T);
       for (var i = i0; i < i1; i++) {
         var x = N[i], w = W[i];
-        if (x >= 0) { nodeSelf[x] += w; nodeSelfN[x]++; }
+        if (x >= 0) { nodeSelf[x] += w; nodeSelfN[x]++; if (off) nodeOff[x] += w; }
         rootTotal += w;
       }
       rootSamples += i1 - i0;
     }
     for (var k = 0; k < nT; k++) {
       if (anyThread && !selThreads[k]) continue;
-      add(tStart[k], tStart[k + 1], sTime, sNode, sWeight);
-      add(oStart[k], oStart[k + 1], oTime, oNode, oWeight);
+      add(tStart[k], tStart[k + 1], sTime, sNode, sWeight, false);
+      add(oStart[k], oStart[k + 1], oTime, oNode, oWeight, true);
     }
     nodeTotal.set(nodeSelf); nodeTotalN.set(nodeSelfN);
     for (var y = nN - 1; y >= 0; y--) {
       var p = parent[y];
-      if (p >= 0) { nodeTotal[p] += nodeTotal[y]; nodeTotalN[p] += nodeTotalN[y]; }
+      if (p >= 0) { nodeTotal[p] += nodeTotal[y]; nodeTotalN[p] += nodeTotalN[y]; nodeOff[p] += nodeOff[y]; }
     }
   }
   function totalOf(x) { return x === ROOT ? rootTotal : nodeTotal[x]; }
@@ -394,6 +395,8 @@
     if (searching && nameMatch[fName[fr]]) return "rgb(230,0,230)";
     var h = hashName(S[fName[fr]]);
     var v1 = (h & 255) / 255, v2 = ((h >>> 8) & 255) / 255, v3 = ((h >>> 16) & 255) / 255;
+    // Frames whose time is mostly off CPU: blues, as in the SVG flame graph.
+    if (2 * nodeOff[x] > nodeTotal[x]) return "rgb(" + Math.round(40 + 50 * v1) + "," + Math.round(90 + 70 * v2) + "," + Math.round(220 + 35 * v3) + ")";
     if (fFlags[fr] & UNRESOLVED) { var gr = Math.round(170 + 50 * v1); return "rgb(" + gr + "," + gr + "," + gr + ")"; }
     if (fFlags[fr] & INLINED) return "rgb(" + Math.round(50 + 60 * v1) + "," + Math.round(165 + 55 * v2) + "," + Math.round(165 + 55 * v2) + ")";
     return "rgb(" + Math.round(205 + 50 * v3) + "," + Math.round(230 * v1) + "," + Math.round(55 * v2) + ")";

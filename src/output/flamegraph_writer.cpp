@@ -130,7 +130,7 @@ uint32_t hashName(const std::string& s) {
 
 // Off-CPU frames: those whose time is mostly spent off CPU.
 bool mostlyOffCpu(const model::CallNode& n) {
-  return n.off_cpu_weight > 0 && 2 * n.off_cpu_weight >= n.total_weight;
+  return 2 * n.off_cpu_weight > n.total_weight;
 }
 
 std::string colorFor(const model::CallNode& n, const std::string& name, uint32_t id) {

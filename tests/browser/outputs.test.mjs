@@ -295,6 +295,20 @@ try {
     await page.getByText("worker-2 (1002)", { exact: true }).click();
     const only = await page.$eval("#selection", (e) => Number(e.getAttribute("data-samples")));
     check(only === 2000, `worker-2 has its CPU samples and off-CPU intervals (${only})`);
+    // Its last quarter is all off CPU: the flame graph's frames turn blue.
+    const flamePixel = (x, y) => page.evaluate(([px, py]) => {
+      const c = document.getElementById("flame-canvas"), r = window.devicePixelRatio || 1;
+      return Array.from(c.getContext("2d").getImageData(Math.round(px * r), Math.round(py * r), 1, 1).data.slice(0, 3));
+    }, [x, y]);
+    const before = await flamePixel(flame.width / 2, 17 + 8);
+    await page.mouse.move(tl.x + tl.width * 0.75, tl.y + 10);
+    await page.mouse.down();
+    await page.mouse.move(tl.x + tl.width * 0.99, tl.y + 30, { steps: 8 });
+    await page.mouse.up();
+    const after = await flamePixel(flame.width / 2, 17 + 8);
+    check(!(before[2] >= 220 && before[0] <= 90) && after[2] >= 220 && after[0] <= 90,
+      `frames mostly off CPU are drawn in blues (${JSON.stringify(before)} -> ${JSON.stringify(after)})`);
+    await page.screenshot({ path: path.join(artifacts, "viewer-offcpu-blue.png"), fullPage: true });
     done();
     await page.close();
   }

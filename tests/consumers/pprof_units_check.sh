@@ -25,7 +25,7 @@ bad() { echo "FAIL: $*"; fail=1; }
 ptotal() { sed -n 's/.* of \([0-9.]*\)\(ns\)\{0,1\} total.*/\1/p' "$1" | head -1; }
 # strobe's total for a view, from its json (total_ns or total_count).
 stotal() {
-  "$strobe" report "$1" -f json "${@:2}" | sed -n 's/.*"total_\(ns\|count\)":\([0-9]*\).*/\2/p'
+  "$strobe" report "$1" -f json "${@:2}" | grep -o '"total_\(ns\|count\)":[0-9]*' | head -1 | cut -d: -f2
 }
 
 # 1. off-CPU: three sample types, one default.
