@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <regex>
 #include <set>
@@ -277,6 +278,29 @@ TEST_F(OffCpuTest, OptionsThatCannotWorkAreRefused) {
   Ran min = record("rec.db", {"--off-cpu-min", "1ms"}, {kOffCpu, "0.1"});
   EXPECT_EQ(min.status, 2);
   EXPECT_NE(min.err.find("--off-cpu-min applies to off-CPU recording only"), std::string::npos);
+}
+
+// An unprivileged user at perf_event_paranoid 2 may sample user space, not
+// the context-switch event: the error says so and what to change.
+TEST_F(OffCpuTest, UnprivilegedUsersAreToldWhatToChange) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to run strobe as another user";
+  const int paranoid = std::stoi(readFile("/proc/sys/kernel/perf_event_paranoid"));
+  if (paranoid != 2) {
+    GTEST_SKIP() << "perf_event_paranoid is " << paranoid << ": the case is paranoid 2";
+  }
+  std::filesystem::permissions(dir_, std::filesystem::perms::all);
+  Ran r = runProcess({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                      kStrobe, "record", "--off-cpu", "-o", path("user.db"), "--", "/bin/true"});
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_EQ(r.err,
+            "strobe: error: --off-cpu needs the context-switch event, which counts in the kernel, "
+            "and kernel.perf_event_paranoid is 2, which forbids that for unprivileged users\n"
+            "  hint: run: sudo sysctl kernel.perf_event_paranoid=1 (or grant CAP_PERFMON), or "
+            "record without --off-cpu\n");
+  // Without --off-cpu the same user records.
+  Ran plain = runProcess({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                          kStrobe, "record", "-o", path("user.db"), "--", "/bin/true"});
+  EXPECT_EQ(plain.status, 0) << plain.err;
 }
 
 // --off-cpu-min: shorter intervals are counted, and the header says so.
