@@ -39,6 +39,7 @@ void OffCpuPairer::close(int32_t tid, const Open& o, uint64_t end_ns) {
 void OffCpuPairer::onStackSample(int32_t tid, uint64_t time, uint32_t cpu, model::StackId stack,
                                  model::StackEnd end) {
   seen_.insert(tid);
+  fresh_.erase(tid);
   if (exited_.count(tid) != 0) return;
   auto it = open_.find(tid);
   if (it != open_.end() && it->second.has_stack) {
@@ -59,6 +60,7 @@ void OffCpuPairer::onStackSample(int32_t tid, uint64_t time, uint32_t cpu, model
 
 void OffCpuPairer::onSwitchOut(int32_t tid, uint64_t time, uint32_t cpu, bool preempted) {
   seen_.insert(tid);
+  fresh_.erase(tid);
   if (exited_.count(tid) != 0) return;
   auto it = open_.find(tid);
   if (it != open_.end() && it->second.has_switch) {
@@ -76,6 +78,8 @@ void OffCpuPairer::onSwitchOut(int32_t tid, uint64_t time, uint32_t cpu, bool pr
 
 void OffCpuPairer::onSwitchIn(int32_t tid, uint64_t time) {
   const bool first = seen_.insert(tid).second;
+  // A new thread's first switch-in: it was not off CPU before it existed.
+  if (fresh_.erase(tid) != 0) return;
   auto it = open_.find(tid);
   if (it != open_.end()) {
     Open o = it->second;
@@ -98,6 +102,7 @@ void OffCpuPairer::onSwitchIn(int32_t tid, uint64_t time) {
 
 void OffCpuPairer::onRunning(int32_t tid, uint64_t time) {
   seen_.insert(tid);
+  fresh_.erase(tid);
   auto it = open_.find(tid);
   if (it == open_.end()) return;
   // Sampled on a CPU while off it: the switch-in was lost. The thread was
@@ -114,10 +119,12 @@ void OffCpuPairer::onFork(int32_t tid) {
   open_.erase(tid);
   exited_.erase(tid);
   seen_.insert(tid);
+  fresh_.insert(tid);
 }
 
 void OffCpuPairer::onExit(int32_t tid, uint64_t time) {
   seen_.insert(tid);
+  fresh_.erase(tid);
   exited_.insert(tid);
   auto it = open_.find(tid);
   if (it == open_.end()) return;

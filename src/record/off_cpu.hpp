@@ -96,6 +96,7 @@ class OffCpuPairer {
   std::unordered_map<int32_t, Open> open_;
   std::unordered_set<int32_t> seen_;    // threads with any record this session
   std::unordered_set<int32_t> exited_;  // threads whose EXIT was seen
+  std::unordered_set<int32_t> fresh_;   // created (FORK) and not seen running yet
   OffCpuStats stats_;
 };
 

@@ -127,6 +127,10 @@ TEST(OffCpuPairer, AThreadThatExitsWhileOffCpuEndsThereAndIsForgotten) {
   f.pairer.onSwitchIn(6, kStart + 1100 * kMs);
   EXPECT_EQ(f.p.samples().size(), 1u);
   EXPECT_EQ(f.pairer.stats().before_start, 0u);
+  EXPECT_EQ(f.pairer.stats().unpaired, 0u);  // a new thread's first switch-in pairs with nothing
+  // A second switch-in without a switch-out, though, lost one.
+  f.pairer.onSwitchIn(6, kStart + 1200 * kMs);
+  EXPECT_EQ(f.pairer.stats().unpaired, 1u);
 }
 
 TEST(OffCpuPairer, ALostSwitchInEndsTheIntervalAtTheNextSignOfLife) {
