@@ -62,5 +62,5 @@ awk -v be="$be" -v bc="$bc" -v se="$se" -v sc="$sc" -v pe="$pe" -v pc="$pc" -v s
     se / 1e9, se / be, sc / 1e9, sc / bc, sl, 100 * sl / sw, ss / 1e6;
   printf "| under `%s` | %.2f s (x%.2f) | %.2f s (x%.2f) | %d | %.1f MB |\n",
     peer, pe / 1e9, pe / be, pc / 1e9, pc / bc, pl, ps / 1e6;
-  printf "| strobe slowdown / perf slowdown (elapsed) | %.2f | | | |\n", (se - be) / (pe - be);
+  printf "| strobe added / perf added | %.2f | %.2f | | |\n", (se - be) / (pe - be), (sc - bc) / (pc - bc);
 }'
