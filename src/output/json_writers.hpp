@@ -5,12 +5,14 @@
 //              (https://www.speedscope.app/file-format-schema.json): shared
 //              frames (name, file, line) and one "sampled" profile per
 //              thread, named "thread-name (tid)", samples in time order,
-//              each weighted by its CPU time in nanoseconds.
+//              each weighted in the view's unit (nanoseconds, or "none"
+//              for counts of an event).
 //  chrome      Trace Event Format for Perfetto and chrome://tracing: one
 //              process, one named track per thread (thread_name metadata),
 //              and on each track the sampled stacks over time as nested
 //              complete ("X") events, one per frame, merged while
-//              consecutive samples share the frame. A failed write
+//              consecutive samples share the frame; off-CPU slices have
+//              "cat":"off-cpu" and their reason in args. A failed write
 //              returns "cannot write the report" with errno.
 //  json        the top table (see docs/FORMATS.md for the field names).
 //

@@ -1,7 +1,9 @@
-// The text report: a header (command, duration, samples, lost, rate) and a
-// table SELF% TOTAL% SELF-TIME FUNCTION LOCATION sorted by self time (or by
-// line, file, module or thread); or the top-down call tree (--tree); or the
-// callers / callees of a function with their shares.
+// The text report: a header (command, duration, samples, lost, rate; the
+// view, and CPU, off-CPU and wall time per thread for a recording with
+// off-CPU time) and a table SELF% TOTAL% SELF-TIME (or SELF, a count)
+// FUNCTION LOCATION sorted by self time (or by line, file, module or
+// thread); or the top-down call tree (--tree); or the callers / callees of a
+// function with their shares.
 // Reads only the model; writes to the given FILE*. Thread safety: none
 // needed (pure over a const Profile).
 #pragma once

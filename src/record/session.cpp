@@ -182,7 +182,7 @@ class Session {
   size_t ringBytes(size_t pages) const {
     return pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   }
-  Status addRing(Fd fd, size_t pages, int cpu, pid_t tid, Stream source = Stream::kMain);
+  Status addRing(Fd fd, size_t pages, int cpu, pid_t tid);
   // An off-CPU ring of kOffCpuRingFactor x pages, or as large as the
   // locked-memory limit lets it be (down to `pages`, with a warning).
   Status addOffCpuRing(Fd fd, size_t pages, int cpu, pid_t tid);
@@ -227,7 +227,7 @@ class Session {
   std::vector<std::string> warnings_;
 };
 
-Status Session::addRing(Fd fd, size_t pages, int cpu, pid_t tid, Stream source) {
+Status Session::addRing(Fd fd, size_t pages, int cpu, pid_t tid) {
   auto ring = perf::RingBuffer::map(fd.get(), pages);
   if (!ring) return ring.takeError();
   auto r = std::make_unique<Ring>();
@@ -235,8 +235,6 @@ Status Session::addRing(Fd fd, size_t pages, int cpu, pid_t tid, Stream source) 
   r->buffer = std::move(*ring);
   r->stats.cpu = cpu;
   r->stats.tid = tid;
-  r->stats.off_cpu = source == Stream::kOffCpu;
-  r->source = source;
   rings_.push_back(std::move(r));
   return {};
 }
