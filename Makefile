@@ -16,7 +16,7 @@ FUZZ_SECONDS ?= 300
 TIMED = scripts/timed.sh
 
 .PHONY: all deps deps-test build demo test package clean bench-overhead bench-dwarf bench-inproc \
-  build-asan test-asan build-fuzz fuzz test-fuzz
+  bench-offcpu build-asan test-asan build-fuzz fuzz test-fuzz
 
 all: build
 
@@ -96,6 +96,10 @@ bench-overhead: build
 bench-dwarf: build
 	scripts/deps.sh bench
 	bench/dwarf/run.sh $(BUILD)
+
+bench-offcpu: build
+	scripts/deps.sh bench
+	bench/offcpu/run.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -11,6 +11,7 @@
 #include "cli/exit_codes.hpp"
 #include "model/address_table.hpp"
 #include "model/filter.hpp"
+#include "model/measure.hpp"
 #include "output/format.hpp"
 #include "store/store.hpp"
 
@@ -38,6 +39,7 @@ struct ReportArgs {
   std::string span;
   long long slowest = kNotGiven;
   std::string longer_than;
+  std::string view;  // --view cpu|off-cpu|wall ("": the recording's own)
 };
 
 Result<model::GroupBy> parseGroupBy(const std::string& by) {
@@ -113,6 +115,13 @@ int runReport(const ReportArgs& a) {
       sel.longer_than_ns = *d;
     }
     opt.filter.span = sel;
+  if (!a.view.empty()) {
+    std::optional<model::View> v = model::parseView(a.view);
+    if (!v) {
+      logError("unknown --view '" + a.view + "'", "use --view cpu, off-cpu or wall");
+      return kExitUsage;
+    }
+    opt.view = *v;
   }
 
   output::Format format = output::Format::kText;
@@ -198,6 +207,9 @@ Runner addReportCommand(CLI::App& app) {
   sub->add_option("--slowest", args->slowest, "With --span: only the N longest spans");
   sub->add_option("--longer-than", args->longer_than,
                   "With --span: only spans longer than this (e.g. 10ms)");
+  sub->add_option("--view", args->view,
+                  "Which time to show: cpu, off-cpu or wall (cpu + off-cpu); default: wall for "
+                  "a recording made with --off-cpu, else cpu");
   return [args] { return runReport(*args); };
 }
 

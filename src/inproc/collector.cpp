@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "perf/records.hpp"
+#include "model/measure.hpp"
 #include "symbolize/symbolizer.hpp"
 
 namespace strobe::inproc {
@@ -201,9 +202,13 @@ model::Profile Collector::toProfile(const SessionInfo& info,
     };
     p.addSpan(model::Span{s.tid, s.depth, rel(s.start_ns), rel(s.end_ns), span_name[s.name]});
   }
+  // Wall mode samples wall-clock time, cpu mode CPU time (model/measure.hpp).
+  const model::SampleKind kind = model::kindOfEvent(m.event);
   for (const RawSample& s : samples_) {
     uint64_t t = s.time_ns >= info.start_monotonic_ns ? s.time_ns - info.start_monotonic_ns : 0;
-    p.addSample(model::Sample{t, s.tid, 0, stack_of[s.leaf], s.weight});
+    model::Sample sample{t, s.tid, 0, stack_of[s.leaf], s.weight};
+    sample.kind = kind;
+    p.addSample(sample);
   }
   symbolize::Symbolizer sym;
   Status st = sym.symbolize(p);

@@ -102,7 +102,9 @@ std::vector<TopRow> processTable(const Profile& p, std::span<const Sample> sampl
 }  // namespace
 
 std::string_view eventUnit(std::string_view event) {
-  if (event.empty() || event == "cpu-clock" || event == "task-clock") return "ns";
+  if (event.empty() || event == "cpu-clock" || event == "task-clock" || event == "wall-clock") {
+    return "ns";
+  }
   if (event == "page-faults") return "faults";
   if (event == "context-switches") return "switches";
   if (event == "cycles") return "cycles";

@@ -69,7 +69,8 @@ std::vector<TopRow> topTable(const Profile& p, std::span<const Sample> samples, 
                              bool fold_inline = false);
 
 // What a sample's weight counts for an event (Meta::event): "ns" for
-// cpu-clock and task-clock (and "" = an unknown, older recording), else
+// cpu-clock, task-clock and wall-clock (libstrobe's wall mode), and "" (an
+// unknown, older recording); else
 // "faults", "switches", "cycles", "instructions", "misses" or "events".
 std::string_view eventUnit(std::string_view event);
 inline bool isTimeEvent(std::string_view event) {

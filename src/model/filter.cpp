@@ -4,9 +4,12 @@
 
 #include <algorithm>
 
+#include "model/measure.hpp"
+
 namespace strobe::model {
 
 bool keepSample(const Profile& p, const SampleFilter& f, const Sample& s) {
+  if (f.view != View::kAuto && !inView(f.view, s.kind)) return false;
   if (f.since_ns && s.time_ns < *f.since_ns) return false;
   if (f.until_ns && s.time_ns >= *f.until_ns) return false;
   if (!f.tids.empty() && std::find(f.tids.begin(), f.tids.end(), s.tid) == f.tids.end()) {
@@ -32,6 +35,7 @@ bool keepSample(const Profile& p, const SampleFilter& f, const Sample& s) {
 Profile filterSamples(const Profile& p, const SampleFilter& f) {
   Profile out = p;
   if (f.empty()) return out;
+  if (f.view != View::kAuto) out.setView(f.view);
   std::vector<Sample>& samples = out.mutableSamples();
   samples.clear();
   std::optional<SpanWindows> windows;

@@ -6,7 +6,9 @@
 //              (innermost first: an inline chain yields several lines)
 //   Stack    — a node of a trie of locations: (parent stack, location);
 //              following parents walks from the leaf to the root
-//   Sample   — time, thread, cpu, stack, weight (ns of CPU for cpu-clock)
+//   Sample   — time, thread, cpu, stack, weight, and what the weight
+//              measures (SampleKind: ns of CPU, ns off CPU, ns of wall time
+//              or a count of the event; model/measure.hpp names each)
 //   Span     — an interval the program marked on a thread (name, depth);
 //              threads may carry a role ("worker 3") the program gave them
 // Interning (strings, modules, functions, locations, stacks) is memoized, so
@@ -101,13 +103,46 @@ enum class StackEnd : uint8_t {
 };
 inline constexpr uint8_t kMaxStackEnd = 5;
 
+// What a sample's weight measures. Aggregations add weights of one kind
+// only, unless a view asks for a sum (wall = cpu + off-cpu; measure.hpp).
+enum class SampleKind : uint8_t {
+  kCpu = 0,     // ns of CPU time (cpu-clock, task-clock)
+  kOffCpu = 1,  // ns off CPU from time_ns on: blocked or waiting for a CPU (record --off-cpu)
+  kWall = 2,    // ns of wall-clock time (libstrobe's wall mode: running or not)
+  kCount = 3,   // occurrences of Meta::event (page-faults, context-switches, cycles, ...)
+};
+inline constexpr uint8_t kMaxSampleKind = 3;
+
+// Why an off-CPU sample's thread was off CPU (kUnknown for other kinds).
+enum class OffCpuReason : uint8_t {
+  kUnknown = 0,    // blocked; the kernel's stack was not available to tell why
+  kSleep = 1,      // nanosleep, clock_nanosleep
+  kIo = 2,         // reading, writing, polling, waiting for the disk or a page fault
+  kLock = 3,       // futex (mutexes, condition variables), semaphores, kernel locks
+  kPreempted = 4,  // still runnable: waiting for a CPU (the run queue), not blocked
+  kOther = 5,      // blocked in another system call (wait4, sigsuspend, ...)
+};
+inline constexpr uint8_t kMaxOffCpuReason = 5;
+
 struct Sample {
   uint64_t time_ns = 0;  // since Meta::start_monotonic_ns
   int32_t tid = 0;
   uint32_t cpu = 0;
   StackId stack = kNone;  // the leaf node; kNone for an empty stack
-  uint64_t weight = 0;    // the event's period (ns of CPU time for cpu-clock)
+  uint64_t weight = 0;    // the event's period (ns of CPU time for cpu-clock); see kind
   StackEnd stack_end = StackEnd::kNotJudged;
+  SampleKind kind = SampleKind::kCpu;
+  OffCpuReason off_cpu_reason = OffCpuReason::kUnknown;  // kOffCpu samples only
+};
+
+// Which samples a report shows (model/measure.hpp decides what each view
+// holds and how its weights are named).
+enum class View : uint8_t {
+  kAuto = 0,  // not chosen: the recording's own (measure.hpp: defaultView)
+  kCpu,       // CPU time
+  kOffCpu,    // off-CPU time
+  kWall,      // CPU + off-CPU time (or libstrobe's wall-clock samples)
+  kEvents,    // counts of a counting event (page-faults, ...)
 };
 
 struct Thread {
@@ -159,6 +194,16 @@ struct Meta {
   // Spans the program marked but strobe did not get: its span buffer was
   // full, they nested too deep, or no buffer was free for their thread.
   uint64_t dropped_spans = 0;
+  // record --off-cpu: off-CPU intervals were recorded (kOffCpu samples);
+  // those shorter than off_cpu_min_ns were not, but counted here; switch
+  // records the kernel dropped (LOST records of the switch rings), and
+  // switches whose other half was lost (their interval is unknown).
+  uint32_t off_cpu = 0;  // 1 when recorded with --off-cpu
+  uint64_t off_cpu_min_ns = 0;
+  uint64_t off_cpu_short_count = 0;
+  uint64_t off_cpu_short_ns = 0;
+  uint64_t switch_records_lost = 0;
+  uint64_t switch_unpaired = 0;
 };
 
 class Profile {
@@ -199,6 +244,10 @@ class Profile {
   std::vector<FunctionCode>& mutableCode() { return code_; }
   Meta& meta() { return meta_; }
   const Meta& meta() const { return meta_; }
+  // The view a report selected this profile's samples for (filterSamples
+  // sets it); kAuto for a profile as recorded.
+  View view() const { return view_; }
+  void setView(View v) { view_ = v; }
 
   // The module's display name: its path's last component.
   std::string_view moduleName(ModuleId id) const;
@@ -239,6 +288,7 @@ class Profile {
   std::vector<FunctionCode> code_;
   std::vector<Span> spans_;
   Meta meta_;
+  View view_ = View::kAuto;
 };
 
 }  // namespace strobe::model

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/measure.hpp"
 #include "output/file_buffer.hpp"
 #include "output/frame_table.hpp"
 #include "output/json_writers.hpp"
@@ -89,6 +90,15 @@ class SpanTrack {
   std::map<int32_t, std::vector<uint32_t>> by_tid_;
 };
 
+// The category and args of off-CPU slices (record --off-cpu): chrome://tracing
+// colours them by cname, every viewer shows the category and the reason.
+std::string offCpuTail(model::OffCpuReason reason) {
+  std::string s = R"(,"cat":"off-cpu","cname":"thread_state_sleeping","args":{"off-cpu":)";
+  appendJsonString(s, model::reasonName(reason));
+  s += '}';
+  return s;
+}
+
 }  // namespace
 
 Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file) {
@@ -115,6 +125,8 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file
     // The session's start on both clocks: ts 0 is this moment.
     head += R"(,"start_monotonic_ns":)" + std::to_string(m.start_monotonic_ns);
     head += R"(,"start_realtime_ns":)" + std::to_string(m.start_realtime_ns);
+    head += R"(,"view":)";
+    appendJsonString(head, model::viewName(model::viewOf(p)));
     head += R"(},"traceEvents":[)";
     out.append(head);
   }
@@ -154,6 +166,8 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file
     size_t next_cut = 0;
 
     // Closes open frames down to `keep`, at time `end_ns`, innermost first.
+    // Off-CPU slices carry their category (off_tail).
+    std::string off_tail;
     auto closeTo = [&](size_t keep, uint64_t end_ns) {
       while (open.size() > keep) {
         const Open& o = open.back();
@@ -163,6 +177,7 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file
         out.appendMicros(o.start_ns);
         out.append(R"(,"dur":)");
         out.appendMicros(end_ns - o.start_ns);
+        if (!off_tail.empty()) out.append(off_tail);
         out.append('}');
         open.pop_back();
       }
@@ -171,17 +186,26 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file
     open.clear();
     uint64_t prev_end = 0;
     uint64_t prev_weight = 0;
+    bool prev_off = false;
     for (uint32_t i : idx) {
       const model::Sample& s = samples[i];
-      // A gap longer than a sample period ends every open frame.
+      // A gap longer than a sample period ends every open frame, and so
+      // does a change between CPU and off-CPU time (or between reasons).
+      const bool off = s.kind == model::SampleKind::kOffCpu;
+      const std::string tail = off ? offCpuTail(s.off_cpu_reason) : std::string();
       uint64_t close_at = UINT64_MAX;
-      if (!open.empty() && s.time_ns > prev_end + prev_weight) close_at = prev_end;
+      if (!open.empty() &&
+          (s.time_ns > prev_end + prev_weight || off != prev_off || tail != off_tail)) {
+        close_at = std::min(prev_end, s.time_ns);
+      }
       // So does a span's start or end since the last sample (there at the latest).
       if (next_cut < cuts.size() && cuts[next_cut] <= s.time_ns) {
         close_at = std::min({close_at, prev_end, cuts[next_cut]});
         while (next_cut < cuts.size() && cuts[next_cut] <= s.time_ns) ++next_cut;
       }
       if (close_at != UINT64_MAX) closeTo(0, close_at);
+      off_tail = tail;
+      prev_off = off;
       frames.clear();
       table.appendLeafFirst(p, s.stack, frames);
       std::reverse(frames.begin(), frames.end());  // root first

@@ -1,9 +1,11 @@
 #include "output/format.hpp"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
 #include "model/callers.hpp"
+#include "model/measure.hpp"
 #include "output/flamegraph_writer.hpp"
 #include "output/folded_writer.hpp"
 #include "output/html_writer.hpp"
@@ -86,6 +88,9 @@ Status checkSpanFilter(const model::Profile& p, const model::SpanSelection& s) {
                    "see the span names with: strobe report FILE --spans", ErrorKind::kUsage);
 }
 
+Status writeSelected(const model::Profile& p, Format f, const ReportOptions& opt,
+                     const model::Profile& recording, std::FILE* out);
+
 }  // namespace
 
 Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, std::FILE* out) {
@@ -93,16 +98,39 @@ Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, 
     return makeError("--spans is a table: it has no " + std::string(formatName(f)) + " form",
                      "use --format text, json or csv with --spans", ErrorKind::kUsage);
   }
-  if (!opt.filter.empty()) {
-    ReportOptions rest = opt;
-    if (opt.filter.span) {
-      if (Status s = checkSpanFilter(p, *opt.filter.span); !s.ok()) return s;
-      rest.span_selection = spanSelectionLine(p, *opt.filter.span);
-    }
-    model::Profile filtered = model::filterSamples(p, opt.filter);
-    rest.filter = {};
-    return writeFormat(filtered, f, rest, out);
+  ReportOptions o = opt;
+  if (opt.filter.span) {
+    if (Status s = checkSpanFilter(p, *opt.filter.span); !s.ok()) return s;
+    o.span_selection = spanSelectionLine(p, *opt.filter.span);
   }
+  model::View view = opt.view;
+  if (view != model::View::kAuto) {
+    if (auto st = model::checkView(p, view); !st) return st;
+  } else {
+    view = model::viewOf(p);
+  }
+  // The samples the view adds (pprof: every kind, one sample type each).
+  model::SampleFilter filter = opt.filter;
+  filter.view = f == Format::kPprof ? model::View::kAuto : view;
+  const bool drops =
+      !opt.filter.empty() ||
+      (filter.view != model::View::kAuto &&
+       std::any_of(p.samples().begin(), p.samples().end(),
+                   [&](const model::Sample& s) { return !model::inView(view, s.kind); }));
+  if (!drops && model::viewOf(p) == view) return writeSelected(p, f, o, p, out);
+  // The header's time per thread comes from every kind, within the filter.
+  model::Profile selected = model::filterSamples(p, filter);
+  selected.setView(view);
+  if (opt.filter.empty() || f != Format::kText) return writeSelected(selected, f, o, p, out);
+  model::SampleFilter window = opt.filter;
+  window.view = model::View::kAuto;
+  return writeSelected(selected, f, o, model::filterSamples(p, window), out);
+}
+
+namespace {
+
+Status writeSelected(const model::Profile& p, Format f, const ReportOptions& opt,
+                     const model::Profile& recording, std::FILE* out) {
   if (opt.spans) {
     Status st = writeSpanTable(p,
                                f == Format::kJson  ? SpanTableFormat::kJson
@@ -142,6 +170,7 @@ Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, 
       t.callees = opt.callees;
       t.bucket = opt.bucket;
       t.span_selection = opt.span_selection;
+      t.recording = &recording;
       writeTextReport(p, t, opt.source, out);
       break;
     }
@@ -152,7 +181,7 @@ Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, 
       FlamegraphOptions fg;
       fg.no_inline = opt.no_inline;
       fg.per_thread = opt.per_thread;
-      if (!opt.source.empty()) fg.title = "CPU flame graph: " + opt.source;
+      if (!opt.source.empty()) fg.title = flamegraphTitle(p) + ": " + opt.source;
       st = writeFlamegraph(p, fg, out);
       break;
     }
@@ -181,5 +210,7 @@ Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, 
   }
   return {};
 }
+
+}  // namespace
 
 }  // namespace strobe::output

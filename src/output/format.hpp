@@ -29,10 +29,15 @@ namespace strobe::output {
 
 enum class Format { kText, kFolded, kFlamegraph, kPprof, kSpeedscope, kChrome, kJson, kCsv, kHtml };
 
-// What to show and which samples to count. Every format applies `filter`
-// and `no_inline`; the rest applies where it makes sense (see each field).
+// What to show and which samples to count. Every format applies `filter`,
+// `view` and `no_inline`; the rest applies where it makes sense (see each
+// field).
 struct ReportOptions {
-  model::SampleFilter filter;                     // --since/--until, --tid, --thread
+  model::SampleFilter filter;  // --since/--until, --tid, --thread
+  // --view: which kinds of samples count (model/measure.hpp); kAuto: the
+  // recording's own view. pprof keeps every time kind as its own sample
+  // type and makes this view's the default.
+  model::View view = model::View::kAuto;
   bool no_inline = false;                         // fold inlined frames into their caller
   model::GroupBy by = model::GroupBy::kFunction;  // text, json, csv
   size_t top = 20;                                // text, json, csv: rows (0: all)
@@ -71,6 +76,7 @@ std::string_view formatName(Format f);
 
 // Writes `p` in format `f`. Binary formats (pprof) write bytes as they are.
 // A span filter naming no span of the recording is a kUsage error.
+// A view the recording cannot show is a kUsage error (model::checkView).
 Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, std::FILE* out);
 
 }  // namespace strobe::output

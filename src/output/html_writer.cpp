@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/frames.hpp"
+#include "model/measure.hpp"
 #include "output/file_buffer.hpp"
 #include "output/frame_table.hpp"
 #include "output/thread_order.hpp"
@@ -197,6 +198,12 @@ std::string metaJson(const model::Profile& p, const HtmlOptions& opt) {
   appendField(s, "dropped_spans", m.dropped_spans);
   appendField(s, "frequency", m.frequency);
   appendField(s, "lost_samples", m.lost_samples);
+  // What the weights measure (model/measure.hpp): the view, its label and unit.
+  const model::Measure measure = model::measureOf(p);
+  appendField(s, "view", model::viewName(measure.view));
+  appendField(s, "label", measure.label);
+  appendField(s, "unit", measure.unit);
+  appendField(s, "count_unit", measure.count_unit);
   s.back() = '}';
   s += ',';
   return s;
@@ -291,6 +298,26 @@ Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* fil
   out.append(chunk);
   out.append("\",\"threads\":[");
 
+  // (time delta in µs, node delta, weight delta) per sample, in time order.
+  auto appendSamples = [&](FileBuffer& dst, const std::vector<uint32_t>& list) {
+    uint64_t prev_time = 0;
+    int64_t prev_node = 0;  // node + 1; 0: the empty stack
+    int64_t prev_weight = 0;
+    for (uint32_t i : list) {
+      const model::Sample& s = samples[i];
+      uint64_t time = s.time_ns / kTimeUnitNs;
+      int64_t node = node_of[i] == kNone ? 0 : int64_t{node_of[i]} + 1;
+      auto weight = static_cast<int64_t>(s.weight);
+      appendVlq(dst, time - prev_time);
+      appendVlq(dst, zigzag(node - prev_node));
+      appendVlq(dst, zigzag(weight - prev_weight));
+      prev_time = time;
+      prev_node = node;
+      prev_weight = weight;
+    }
+  };
+  std::vector<uint32_t> on;
+  std::vector<uint32_t> off;
   bool first = true;
   for (int32_t tid : tids) {
     auto found = per_thread.find(tid);
@@ -317,23 +344,21 @@ Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* fil
       }
       head += "\",";
     }
-    appendField(head, "samples", idx.size());
+    // Off-CPU intervals (record --off-cpu) apart from the other samples,
+    // in the same encoding: the timeline draws them in their own colour.
+    on.clear();
+    off.clear();
+    for (uint32_t i : idx) (samples[i].kind == model::SampleKind::kOffCpu ? off : on).push_back(i);
+    appendField(head, "samples", on.size());
     head += R"("data":")";
     out.append(head);
-    uint64_t prev_time = 0;
-    int64_t prev_node = 0;  // node + 1; 0: the empty stack
-    int64_t prev_weight = 0;
-    for (uint32_t i : idx) {
-      const model::Sample& s = samples[i];
-      uint64_t time = s.time_ns / kTimeUnitNs;
-      int64_t node = node_of[i] == kNone ? 0 : int64_t{node_of[i]} + 1;
-      auto weight = static_cast<int64_t>(s.weight);
-      appendVlq(out, time - prev_time);
-      appendVlq(out, zigzag(node - prev_node));
-      appendVlq(out, zigzag(weight - prev_weight));
-      prev_time = time;
-      prev_node = node;
-      prev_weight = weight;
+    appendSamples(out, on);
+    if (!off.empty()) {
+      head = "\",";
+      appendField(head, "off_samples", off.size());
+      head += R"("off_data":")";
+      out.append(head);
+      appendSamples(out, off);
     }
     out.append("\"}");
     if (!out.ok()) break;

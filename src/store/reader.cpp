@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "base/mmap.hpp"
+#include "model/measure.hpp"
 #include "store/meta_codec.hpp"
 #include "store/row_view.hpp"
 #include "store/schema.hpp"
@@ -323,12 +324,14 @@ class Reader {
         rc != SQLITE_OK) {
       return sqliteError(rc, "samples");
     }
-    const char* sql =
-        has_stack_end != 0
-            ? "SELECT rowid, time_ns, tid, cpu, stack_id, weight, stack_end FROM samples "
-              "ORDER BY rowid"
-            : "SELECT rowid, time_ns, tid, cpu, stack_id, weight, 0 FROM samples ORDER BY rowid";
-    return forEachRow("samples", sql, [&](RowView& r, sqlite3_stmt* s) -> Status {
+    // Version 1 had no kind: its samples are all of its event's kind.
+    const bool has_kind = version_ >= 2;
+    const int64_t old_kind = static_cast<int64_t>(model::kindOfEvent(p_.meta().event));
+    const std::string sql = std::string("SELECT rowid, time_ns, tid, cpu, stack_id, weight, ") +
+                            (has_stack_end != 0 ? "stack_end" : "0") + ", " +
+                            (has_kind ? "kind, off_cpu_reason" : std::to_string(old_kind) + ", 0") +
+                            " FROM samples ORDER BY rowid";
+    return forEachRow("samples", sql.c_str(), [&](RowView& r, sqlite3_stmt* s) -> Status {
       model::Sample x;
       x.time_ns = r.u64(1, "time_ns");
       x.tid = static_cast<int32_t>(r.integer(2, "tid", INT32_MIN, INT32_MAX));
@@ -336,6 +339,9 @@ class Reader {
       x.stack = r.id(4, "stack_id", stacks, "stacks", true);
       x.weight = r.u64(5, "weight");
       x.stack_end = static_cast<model::StackEnd>(r.integer(6, "stack_end", 0, model::kMaxStackEnd));
+      x.kind = static_cast<model::SampleKind>(r.integer(7, "kind", 0, model::kMaxSampleKind));
+      x.off_cpu_reason = static_cast<model::OffCpuReason>(
+          r.integer(8, "off_cpu_reason", 0, model::kMaxOffCpuReason));
       if (!r.ok()) return rowError("samples", sqlite3_column_int64(s, 0), r.problem());
       samples.push_back(x);
       return {};

@@ -1,8 +1,11 @@
 // Internal to src/store: the SQL text of the schema (tables and views),
 // shared by the writer and the reader's checks. docs/FORMAT.md documents it;
 // change both together, and bump kSchemaVersion for any change an older
-// reader could not read. Version 2 added `spans`, `threads.role`, and the
-// code tables (kCreateCodeTablesSql).
+// reader could not read. Version 2 added `spans`, `threads.role`, the code
+// tables (kCreateCodeTablesSql), and samples.kind and samples.off_cpu_reason
+// (off-CPU time; an older reader would count it as CPU time); version-1
+// recordings are read with every sample of the kind their event gives
+// (model::kindOfEvent).
 // Owns: static constant strings only. Thread safety: immutable.
 #pragma once
 
@@ -33,7 +36,8 @@ CREATE TABLE stacks(
 CREATE TABLE samples(
   time_ns INTEGER NOT NULL, tid INTEGER NOT NULL, cpu INTEGER NOT NULL,
   stack_id INTEGER REFERENCES stacks(id), weight INTEGER NOT NULL,
-  stack_end INTEGER NOT NULL DEFAULT 0);
+  stack_end INTEGER NOT NULL DEFAULT 0, kind INTEGER NOT NULL DEFAULT 0,
+  off_cpu_reason INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE threads(tid INT PRIMARY KEY NOT NULL, pid INTEGER NOT NULL, name TEXT NOT NULL,
   role TEXT NOT NULL DEFAULT '');
 CREATE TABLE spans(
@@ -64,7 +68,7 @@ CREATE TABLE code_lines(
 //   stack_frames: every frame of every stack, depth 0 = leaf.
 inline constexpr const char* kCreateViewsSql = R"sql(
 CREATE VIEW leaf_functions AS
-SELECT s.rowid AS sample_id, s.time_ns, s.tid, s.cpu, s.weight, s.stack_id,
+SELECT s.rowid AS sample_id, s.time_ns, s.tid, s.cpu, s.weight, s.kind, s.stack_id,
        st.location_id, m.path AS module,
        CASE
          WHEN st.id IS NULL THEN NULL
@@ -90,7 +94,7 @@ WITH RECURSIVE walk(stack_id, depth, location_id, parent_id) AS (
 SELECT stack_id, depth, location_id FROM walk;
 )sql";
 
-// Every table a version-1 recording must have, in the order the reader loads them.
+// Every table a recording must have, in the order the reader loads them.
 inline constexpr std::array<const char*, 8> kTables = {
     "meta", "modules", "functions", "locations", "location_lines", "stacks", "samples", "threads"};
 // And the tables version 2 added.

@@ -23,7 +23,8 @@ namespace strobe::store {
 
 // The schema version this strobe writes (PRAGMA user_version and meta
 // 'schema_version'); it reads every version from kOldestSchemaVersion on.
-// Version 2 added spans and thread roles (table spans, threads.role) and the
+// Version 2 added spans and thread roles (table spans, threads.role), what
+// each sample's weight measures (samples.kind, samples.off_cpu_reason) and the
 // kept code of sampled functions (tables code and code_lines, read by
 // readCode()).
 inline constexpr int kSchemaVersion = 2;

@@ -214,10 +214,11 @@ class Writer {
     for (const model::StackNode& n : p_.stacks()) {
       if (!ok(insert(s, id++, n.parent, n.location))) return rc;
     }
-    if (!prep("INSERT INTO samples VALUES(?,?,?,?,?,?)")) return rc;
+    if (!prep("INSERT INTO samples VALUES(?,?,?,?,?,?,?,?)")) return rc;
     for (const model::Sample& x : p_.samples()) {
       if (!ok(insert(s, u64(x.time_ns), int64_t{x.tid}, int64_t{x.cpu}, x.stack, u64(x.weight),
-                     static_cast<int64_t>(x.stack_end)))) {
+                     static_cast<int64_t>(x.stack_end), static_cast<int64_t>(x.kind),
+                     static_cast<int64_t>(x.off_cpu_reason)))) {
         return rc;
       }
     }

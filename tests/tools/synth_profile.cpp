@@ -132,6 +132,20 @@ model::Profile synthProfile(size_t samples, bool wide) {
   return p;
 }
 
+model::Profile synthOffCpuProfile(size_t samples) {
+  model::Profile p = synthProfile(samples, false);
+  p.meta().off_cpu = 1;
+  p.meta().off_cpu_min_ns = 100'000;
+  const uint64_t half = p.meta().duration_ns / 2;
+  size_t n = 0;
+  for (model::Sample& s : p.mutableSamples()) {
+    if (s.tid != 1002 || s.time_ns < half) continue;
+    s.kind = model::SampleKind::kOffCpu;
+    s.off_cpu_reason = n++ % 2 == 0 ? model::OffCpuReason::kLock : model::OffCpuReason::kIo;
+  }
+  return p;
+}
+
 }  // namespace strobe::test
 
 namespace strobe::test {

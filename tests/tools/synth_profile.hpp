@@ -28,4 +28,10 @@ model::Profile synthProfile(size_t samples, bool wide);
 // 12th 150 ms: the two slowest. Span boundaries are whole milliseconds.
 void addSynthSpans(model::Profile& p);
 
+// synthProfile as recorded with --off-cpu: worker-2's samples in the second
+// half of the recording become off-CPU intervals of the same stacks and
+// times (half waiting for a lock, half for I/O), so that thread is off CPU
+// from the middle on.
+model::Profile synthOffCpuProfile(size_t samples);
+
 }  // namespace strobe::test
