@@ -115,6 +115,7 @@ int runReport(const ReportArgs& a) {
       sel.longer_than_ns = *d;
     }
     opt.filter.span = sel;
+  }
   if (!a.view.empty()) {
     std::optional<model::View> v = model::parseView(a.view);
     if (!v) {
