@@ -36,6 +36,22 @@ CREATE TABLE samples(
 CREATE TABLE threads(tid INT PRIMARY KEY NOT NULL, pid INTEGER NOT NULL, name TEXT NOT NULL);
 )sql";
 
+// JIT code (model/jit_code.hpp), created with the tables above. Added after
+// version 1 was first released: a recording without them has no JIT code.
+// Code bytes are kept for the JIT functions that hold samples only.
+inline constexpr const char* kCreateJitTablesSql = R"sql(
+CREATE TABLE jit_code(
+  id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, start INTEGER NOT NULL, size INTEGER NOT NULL,
+  load_ns INTEGER NOT NULL, unload_ns INTEGER, name TEXT NOT NULL, source TEXT NOT NULL,
+  module_offset INTEGER NOT NULL);
+CREATE TABLE jit_lines(
+  code_id INTEGER NOT NULL REFERENCES jit_code(id), offset INTEGER NOT NULL,
+  file TEXT NOT NULL, line INTEGER NOT NULL);
+CREATE TABLE jit_code_bytes(
+  code_id INTEGER PRIMARY KEY REFERENCES jit_code(id), bytes BLOB NOT NULL);
+CREATE TABLE anon_regions(pid INTEGER NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL);
+)sql";
+
 // Views for SQL users; the reader never uses them.
 //   leaf_functions: one row per sample with its leaf frame's innermost
 //     function (unresolved frames named like the reports: "libc.so.6+0x9a0f0",
