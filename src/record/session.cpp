@@ -23,6 +23,7 @@
 #include "perf/event.hpp"
 #include "perf/ring_buffer.hpp"
 #include "record/event_queue.hpp"
+#include "record/jit_follow.hpp"
 #include "record/launch.hpp"
 #include "record/proc.hpp"
 #include "unwind/regs.hpp"
@@ -202,6 +203,7 @@ class Session {
   std::unique_ptr<EventQueue> queue_;
   std::unique_ptr<Converter> converter_;
   std::unique_ptr<KeptFiles> kept_;
+  JitFollow jit_;  // JIT code's names, read as the runtimes write them
   std::unordered_map<std::string, std::string> build_ids_;  // by path
   size_t events_opened_ = 0;
   bool rescan_ = true;
@@ -354,14 +356,16 @@ void Session::synthesize(pid_t pid) {
   auto maps = readMaps(pid);
   if (!maps) return;
   for (const ProcMapping& m : *maps) {
-    if (!m.exec || m.path.empty()) continue;
+    if (!m.exec) continue;
     std::string build_id;
-    if (m.path.front() == '/') {
+    if (!m.path.empty() && m.path.front() == '/') {
       auto [it, inserted] = build_ids_.try_emplace(m.path);
       if (inserted) it->second = readBuildId(m.path);
       build_id = it->second;
     }
-    converter_->addMapping(pid, m.start, m.end, m.pgoff, m.path, build_id);
+    // Anonymous executable memory ("" in maps) is named as MMAP2 records name it.
+    converter_->addMapping(pid, m.start, m.end, m.pgoff, m.path.empty() ? "//anon" : m.path,
+                           build_id);
   }
   for (pid_t tid : listThreads(pid)) converter_->nameThread(pid, tid, readComm(pid, tid));
 }
@@ -400,7 +404,9 @@ Result<RecordOutcome> Session::run() {
   const bool launch = !opt_.command.empty();
   std::optional<HeldChild> child;
   if (launch) {
+    jit_.beforeLaunch();
     auto held = HeldChild::spawn(opt_.command);
+    jit_.afterLaunch();
     if (!held) return held.takeError();
     child.emplace(std::move(*held));
     if (auto st = openLaunch(child->pid()); !st) return st.takeError();
@@ -495,6 +501,7 @@ Result<RecordOutcome> Session::run() {
     drainAll();
     queue_->flushBefore(pass_start - kReorderSlackNs, apply);
     closeHungPerThreadRings();
+    jit_.poll(profile_, *converter_, pass_start);
     if (pass_start >= next_tick) {
       // Ticks keep their cadence; one that ran past the next skips it. None
       // after one asked to stop.
@@ -566,6 +573,7 @@ Result<RecordOutcome> Session::run() {
   for (Fd& fd : redirected_) (void)perf::disableEvent(fd.get());
   drainAll();
   queue_->flushAll(apply);
+  jit_.finish(profile_, *converter_, monotonicNs(), warnings_);
 
   outcome.exit_status = launch ? shellStatus(status) : 0;
   outcome.stats = converter_->stats();
