@@ -38,6 +38,7 @@ struct JitFiles::Followed {
   bool done = false;    // closed, corrupt or unreadable: not read again
   // jitdump state
   bool have_header = false;
+  bool damaged_warned = false;  // a damaged record was reported
   JitdumpHeader header;
   std::unordered_map<uint64_t, model::JitCodeId> by_index;       // code_index -> latest entry
   std::unordered_map<uint64_t, std::vector<PendingLine>> debug;  // code_addr -> rows
@@ -173,7 +174,17 @@ void JitFiles::poll(model::Profile& p, uint64_t now_ns) {
         fail(problem + " at offset " + std::to_string(f.offset - f.pending.size() + pos));
         break;
       }
+      const size_t record_at = f.offset - f.pending.size() + pos;
       pos += r.size;
+      if (!r.damaged.empty()) {
+        if (!f.damaged_warned) {
+          f.damaged_warned = true;
+          warnings_.push_back("skipped damaged records in the jitdump " + f.path +
+                              " (the first, at offset " + std::to_string(record_at) + ": " +
+                              r.damaged + "); the records around them are read");
+        }
+        continue;
+      }
       const int64_t t = arch_time ? now : relative(r.timestamp, start);
       switch (static_cast<JitdumpRecordId>(r.id)) {
         case JitdumpRecordId::kCodeLoad: {

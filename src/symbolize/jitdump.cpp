@@ -2,6 +2,7 @@
 
 #include <byteswap.h>
 #include <elf.h>
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -166,10 +167,18 @@ JitdumpStatus parseJitdumpRecord(std::span<const uint8_t> bytes, bool swapped, J
     return JitdumpStatus::kIncomplete;
   }
   Fields f(bytes.subspan(kJitdumpPrefixSize, size - kJitdumpPrefixSize), swapped);
+  // From here on the record can be skipped by its size: what is wrong inside
+  // it damages this record only.
+  auto damaged = [&](std::string why) {
+    out.damaged = what + std::move(why);
+    out.lines.clear();
+    out.code = {};
+    out.name = {};
+    return JitdumpStatus::kOk;
+  };
   auto tooShort = [&](size_t fixed) {
-    problem = what + " of " + std::to_string(size) + " bytes is shorter than its " +
-              std::to_string(kJitdumpPrefixSize + fixed) + "-byte fixed part";
-    return JitdumpStatus::kCorrupt;
+    return damaged(" of " + std::to_string(size) + " bytes is shorter than its " +
+                   std::to_string(kJitdumpPrefixSize + fixed) + "-byte fixed part");
   };
   switch (static_cast<JitdumpRecordId>(out.id)) {
     case JitdumpRecordId::kCodeLoad: {
@@ -180,17 +189,13 @@ JitdumpStatus parseJitdumpRecord(std::span<const uint8_t> bytes, bool swapped, J
       f.u64(out.code_addr);
       f.u64(out.code_size);
       f.u64(out.code_index);
-      if (!f.cstr(out.name)) {
-        problem = what + ": the function name has no terminating NUL";
-        return JitdumpStatus::kCorrupt;
-      }
+      if (!f.cstr(out.name)) return damaged(": the function name has no terminating NUL");
       // The code is the record's last code_size bytes (after the name and
       // any padding), as perf reads it.
       if (out.code_size > f.reader().remaining()) {
-        problem = what + " for '" + std::string(out.name.substr(0, 80)) + "': code_size " +
-                  std::to_string(out.code_size) + " exceeds the " +
-                  std::to_string(f.reader().remaining()) + " bytes left in the record";
-        return JitdumpStatus::kCorrupt;
+        return damaged(" for '" + std::string(out.name.substr(0, 80)) + "': code_size " +
+                       std::to_string(out.code_size) + " exceeds the " +
+                       std::to_string(f.reader().remaining()) + " bytes left in the record");
       }
       out.code = bytes.subspan(size - out.code_size, out.code_size);
       return JitdumpStatus::kOk;
@@ -210,25 +215,35 @@ JitdumpStatus parseJitdumpRecord(std::span<const uint8_t> bytes, bool swapped, J
       uint64_t n = 0;
       f.u64(out.code_addr);
       f.u64(n);
+      const size_t body = f.reader().remaining();
       // Each entry takes at least 17 bytes (its fields and a NUL).
-      if (n > f.reader().remaining() / (kDebugEntryFixed + 1)) {
-        problem = what + " claims " + std::to_string(n) + " entries in " +
-                  std::to_string(f.reader().remaining()) + " bytes";
-        return JitdumpStatus::kCorrupt;
+      if (n > body / (kDebugEntryFixed + 1)) {
+        return damaged(" claims " + std::to_string(n) + " entries in " + std::to_string(body) +
+                       " bytes");
       }
       out.lines.reserve(n);
       std::string_view previous;
       for (uint64_t i = 0; i < n; ++i) {
         JitdumpLine l;
         if (!f.u64(l.address) || !f.u32(l.line) || !f.u32(l.discriminator) || !f.cstr(l.file)) {
-          problem = what + ": entry " + std::to_string(i) + " of " + std::to_string(n) +
-                    " runs past the record's end";
-          return JitdumpStatus::kCorrupt;
+          return damaged(": entry " + std::to_string(i) + " of " + std::to_string(n) +
+                         " runs past the record's end");
         }
         // "\xff": the same file as the entry before (perf's JVMTI agent).
         if (l.file == "\xff") l.file = previous;
         previous = l.file;
+        if (std::any_of(l.file.begin(), l.file.end(),
+                        [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+          return damaged(": entry " + std::to_string(i) + " names a file with control characters");
+        }
         out.lines.push_back(l);
+      }
+      // Writers pad records to 8 bytes; more left over means the entries
+      // were not written as counted.
+      if (f.reader().remaining() >= 8) {
+        return damaged(": its " + std::to_string(n) + " entries fill " +
+                       std::to_string(body - f.reader().remaining()) + " of its " +
+                       std::to_string(body) + " bytes");
       }
       return JitdumpStatus::kOk;
     }

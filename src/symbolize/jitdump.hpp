@@ -13,9 +13,10 @@
 // Parsing: the bytes are untrusted. Every size and count is checked against
 // what is there; nothing reads past the end, nothing crashes. A record cut
 // off at the end of the bytes is kIncomplete (a runtime may be writing it:
-// read again later), one whose sizes contradict each other is kCorrupt (stop
-// reading the file: what follows cannot be found). Views in the results
-// point into the bytes parsed.
+// read again later), one whose size cannot be right is kCorrupt (stop
+// reading the file: what follows cannot be found), and one whose size is
+// sound but whose content is not is kOk with JitdumpRecord::damaged saying
+// why (skip it, read on). Views in the results point into the bytes parsed.
 //
 // Writing: append*() build records for libstrobe's writer (one place for the
 // layout). Writers use the host's byte order.
@@ -76,6 +77,11 @@ struct JitdumpRecord {
   std::string_view name;           // load
   std::span<const uint8_t> code;   // load: the code bytes (code_size of them)
   std::vector<JitdumpLine> lines;  // debug info
+  // Not "": the record's size is sound (the next record is found) but its
+  // content is not (fields that do not fit in it, a name without its NUL,
+  // debug entries that do not fill it or name files with control
+  // characters): skip it. The fields above are then not to be used.
+  std::string damaged;
 };
 
 enum class JitdumpStatus { kOk, kIncomplete, kCorrupt };

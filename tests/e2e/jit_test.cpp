@@ -137,6 +137,28 @@ TEST_F(JitTest, FixtureJitNamedInBothPhasesWithFramePointers) {
   std::string by_line = report({"--by", "line"});
   EXPECT_NE(by_line.find("second.jit:21"), std::string::npos) << by_line;
   EXPECT_EQ(record_err_.find("jitdump"), std::string::npos) << record_err_;
+
+  // Google's pprof reads the JIT frames: both functions, the [JIT] mapping.
+  Ran built = runProcess({STROBE_SOURCE_DIR "/tests/tools/build_pprof.sh", STROBE_BINARY_DIR});
+  ASSERT_EQ(built.status, 0) << built.err;
+  const std::string pprof = built.out.substr(0, built.out.find('\n'));
+  report({"--format", "pprof", "-o", dir_ + "/jit.pb.gz"});
+  Ran top = runProcess({pprof, "-top", "-symbolize=none", dir_ + "/jit.pb.gz"});
+  ASSERT_EQ(top.status, 0) << top.err;
+  for (const char* name : {"jit_first_loop", "jit_second_loop"}) {
+    std::istringstream in(top.out);
+    double flat = 0;
+    // "  494.99ms 49.90% 49.90%   494.99ms 49.90%  jit_second_loop"
+    for (std::string line; std::getline(in, line);) {
+      std::istringstream fields(line);
+      std::vector<std::string> f;
+      for (std::string w; fields >> w;) f.push_back(w);
+      if (f.size() == 6 && f[5] == name && f[1].back() == '%') flat = std::stod(f[1]);
+    }
+    EXPECT_GE(flat, 30.0) << name << "\n" << top.out;
+  }
+  Ran raw = runProcess({pprof, "-raw", "-symbolize=none", dir_ + "/jit.pb.gz"});
+  EXPECT_NE(raw.out.find(" [JIT] "), std::string::npos) << raw.out;
 }
 
 TEST_F(JitTest, FixtureJitNamedInBothPhasesWithAutoUnwinding) {

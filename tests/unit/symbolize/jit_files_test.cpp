@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 
@@ -107,6 +108,36 @@ TEST_F(JitFilesTest, ADamagedJitdumpKeepsWhatCameBeforeAndWarnsOnce) {
   EXPECT_EQ(w[0], "stopped reading the jitdump " + path +
                       ": CODE_LOAD (id 0) claims 4 bytes at offset 101 (JIT code it names later "
                       "stays unnamed; the file is damaged or not a jitdump)");
+}
+
+TEST_F(JitFilesTest, DamagedRecordsAreSkippedWithOneWarning) {
+  const std::string path = dir_ + "/jit-4.dump";
+  std::string bytes;
+  appendJitdumpHeader(bytes, 4, 0);
+  // Two debug records whose single entries leave 16 bytes unused each.
+  for (int i = 0; i < 2; ++i) {
+    std::string debug;
+    std::vector<JitdumpLine> lines = {{0x9000, 3, 0, "x.js"}};
+    appendJitdumpDebugInfo(debug, 1'000'000'001, 0x9000, lines);
+    uint32_t size = 0;
+    std::memcpy(&size, debug.data() + 4, 4);
+    size += 16;
+    std::memcpy(debug.data() + 4, &size, 4);
+    bytes += debug + std::string(16, 'g');
+  }
+  appendJitdumpLoad(bytes, 1'000'000'002, 4, 4, 0x9000, {}, 0, "kept");
+  append(path, bytes);
+  JitFiles files(dir_);
+  files.followJitdump(4, path);
+  files.finish(p_, 1'000'000'003);
+  ASSERT_EQ(p_.jitCode().size(), 1U);
+  EXPECT_EQ(name(0), "kept");
+  EXPECT_TRUE(p_.jitCode()[0].lines.empty()) << "the damaged lines are not used";
+  std::vector<std::string> w = files.takeWarnings();
+  ASSERT_EQ(w.size(), 1U);
+  EXPECT_EQ(w[0], "skipped damaged records in the jitdump " + path +
+                      " (the first, at offset 40: CODE_DEBUG_INFO (id 2): its 1 entries fill 21 "
+                      "of its 37 bytes); the records around them are read");
 }
 
 TEST_F(JitFilesTest, ReportsAJitdumpCutOffAtTheEnd) {
