@@ -1,5 +1,6 @@
 #include "inproc/jit_registry.hpp"
 
+#include <pthread.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -41,8 +42,15 @@ struct Registry {
 };
 
 // Never destroyed: a JIT may register from threads still running at exit.
+// fork() waits for a registration in progress, so the child's copy of the
+// mutex is free.
 Registry& registry() {
-  static auto* r = new Registry;
+  static auto* r = [] {
+    auto* made = new Registry;
+    ::pthread_atfork([] { registry().mu.lock(); }, [] { registry().mu.unlock(); },
+                     [] { registry().mu.unlock(); });
+    return made;
+  }();
   return *r;
 }
 
