@@ -140,6 +140,26 @@ TEST_F(JitFilesTest, DamagedRecordsAreSkippedWithOneWarning) {
                       "of its 37 bytes); the records around them are read");
 }
 
+TEST_F(JitFilesTest, TscTimestampsAreReplacedByTheTimeOfReading) {
+  const std::string path = dir_ + "/jit-3.dump";
+  std::string bytes;
+  appendJitdumpHeader(bytes, 3, 0);
+  bytes[32] = 1;  // flags: JITDUMP_FLAGS_ARCH_TIMESTAMP (little-endian host)
+  appendJitdumpLoad(bytes, 987654321987, 3, 3, 0x9000, {}, 0, "tsc");
+  append(path, bytes);
+  JitFiles files(dir_);
+  files.followJitdump(3, path);
+  files.poll(p_, 1'700'000'000);
+  ASSERT_EQ(p_.jitCode().size(), 1U);
+  EXPECT_EQ(p_.jitCode()[0].load_ns, 700'000'000);
+  std::vector<std::string> w = files.takeWarnings();
+  ASSERT_EQ(w.size(), 1U);
+  EXPECT_EQ(w[0], path +
+                      " has TSC timestamps, not CLOCK_MONOTONIC ones: its code is named as strobe "
+                      "reads it, so reused addresses may be named after the wrong function (run "
+                      "the JIT without its arch-timestamp option)");
+}
+
 TEST_F(JitFilesTest, ReportsAJitdumpCutOffAtTheEnd) {
   const std::string path = dir_ + "/jit-6.dump";
   std::string bytes;
