@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -37,7 +38,9 @@ struct Registry {
   std::mutex mu;
   std::unordered_map<uint64_t, Entry> live;  // by start
   std::vector<Entry> dead;                   // unregistered while a session ran
-  int sessions = 0;                          // running sessions (0 or 1)
+  // Running sessions (0 or 1). Atomic: a session starts while holding its
+  // own lock, which fork() takes after this registry's.
+  std::atomic<int> sessions{0};
   JitdumpWriter writer;
 };
 
@@ -114,16 +117,14 @@ void jitUnregister(uint64_t start) {
 }
 
 void jitSessionBegin() {
-  Registry& r = registry();
-  std::lock_guard lock(r.mu);
-  ++r.sessions;
+  registry().sessions.fetch_add(1);
 }
 
 void jitSessionEnd() {
   Registry& r = registry();
   std::lock_guard lock(r.mu);
-  if (r.sessions > 0) --r.sessions;
-  if (r.sessions == 0) {
+  if (r.sessions.load() > 0) r.sessions.fetch_sub(1);
+  if (r.sessions.load() == 0) {
     r.dead.clear();
     r.dead.shrink_to_fit();
   }

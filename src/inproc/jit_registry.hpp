@@ -42,7 +42,8 @@ void jitRegisterLines(uint64_t start, const JitLineIn* lines, size_t n);
 void jitUnregister(uint64_t start);
 
 // Sessions: while one runs, unregistered code is kept (begin); after its
-// profile was built it is dropped (end).
+// profile was built it is dropped (end). jitSessionBegin takes no lock (a
+// session calls it under its own, which fork() takes after the registry's).
 void jitSessionBegin();
 void jitSessionEnd();
 // Copies the registrations live at some time in [from_ns, to_ns]
