@@ -24,19 +24,14 @@ JitFollow::~JitFollow() {
   ::rmdir(dir_.c_str());
 }
 
-void JitFollow::beforeLaunch() {
-  if (std::getenv(kJitdumpEnv) != nullptr) return;  // the user's choice stands
+std::string JitFollow::launchEnvironment() {
+  if (std::getenv(kJitdumpEnv) != nullptr) return {};  // the user's choice stands
   const char* tmp = std::getenv("TMPDIR");
   std::string templ =
       std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/strobe-jit-XXXXXX";
-  if (::mkdtemp(templ.data()) == nullptr) return;  // then the command writes no jitdump
+  if (::mkdtemp(templ.data()) == nullptr) return {};  // then the command writes no jitdump
   dir_ = templ;
-  set_env_ = ::setenv(kJitdumpEnv, dir_.c_str(), 1) == 0;
-}
-
-void JitFollow::afterLaunch() {
-  if (set_env_) ::unsetenv(kJitdumpEnv);
-  set_env_ = false;
+  return std::string(kJitdumpEnv) + "=" + dir_;
 }
 
 void JitFollow::follow(Converter& c) {

@@ -35,10 +35,10 @@ class JitFollow {
   JitFollow& operator=(const JitFollow&) = delete;
   ~JitFollow();
 
-  // Around forking the command: sets STROBE_JITDUMP in strobe's own
-  // environment (the child inherits it), then takes it away again.
-  void beforeLaunch();
-  void afterLaunch();
+  // Before forking the command: makes the private directory and returns
+  // "STROBE_JITDUMP=DIR" for the command's environment ("" when the user
+  // set the variable or no directory could be made).
+  std::string launchEnvironment();
   // Each pass of the drain loop (reads at most every 100 ms).
   void poll(model::Profile& p, Converter& c, uint64_t now_ns);
   // After the last records were applied; problems go to `warnings`.
@@ -49,7 +49,6 @@ class JitFollow {
 
   symbolize::JitFiles files_;
   std::string dir_;  // the private directory, "" when none
-  bool set_env_ = false;
   uint64_t next_poll_ns_ = 0;
 };
 
