@@ -21,6 +21,7 @@ build_pkgs=(
 # pprof built from Debian's sources, Chromium, xmllint).
 test_pkgs=(
   libxml2-utils golang-go golang-github-google-pprof-dev chromium nodejs
+  linux-perf  # perf inject --jit: the names and share the JIT test compares with (nodejs: node --perf-prof)
   python3  # python3: a loopback HTTP server stands in for debuginfod
   clang    # clang: a second producer's DWARF for the symbolizer's tests
   clang-16 libclang-rt-16-dev  # the fuzz build (fuzz/): libFuzzer, ASan, UBSan

@@ -150,6 +150,38 @@ STROBE_API uint64_t strobe_dropped_spans(void);
 #define STROBE_THREAD_ROLE(role, index) strobe_thread_role((role), (index))
 #endif
 
+/* JIT code: a JIT that generates machine code names it for profilers.
+ * Register each function once its code is in place (before it runs), and
+ * unregister it before its memory is freed or reused; registering again at
+ * the same start replaces the function there. Names are copied. Frames in
+ * registered code are named in strobe's reports as module "[JIT]" by the
+ * function that was registered at the sampled address at the sample's time,
+ * so memory reused for another function is named right in both phases.
+ *
+ * Library sessions (strobe_start ... strobe_stop) see registrations at once.
+ * A profiler outside the process (strobe record/top, perf) sees them when
+ * the environment variable STROBE_JITDUMP names a directory: each
+ * registration is then also appended to DIR/jit-PID.dump, a standard
+ * jitdump file (perf record -k 1 + perf inject --jit read it too).
+ * strobe record/top -- CMD set STROBE_JITDUMP for the command (to a private
+ * directory they remove afterwards) unless it is set already.
+ * Cost: about a hash-map update per call; with STROBE_JITDUMP, one write(2)
+ * with the code's bytes (docs/BENCHMARKS.md). Invalid arguments (NULL name or
+ * start, size 0) are ignored. Thread-safe; not async-signal-safe. */
+typedef struct strobe_jit_line {
+  const void* pc;   /* first address (inside the function) of this line's code */
+  const char* file; /* source file (copied) */
+  uint32_t line;    /* 1-based line number */
+} strobe_jit_line;
+
+STROBE_API void strobe_jit_register(const char* name, const void* start, size_t size);
+/* Optional: the source lines of the registered function at `start`, as rows
+ * sorted or not; code from a row's pc up to the next row's is that row's
+ * line. Rows outside the function are ignored. Replaces earlier rows. */
+STROBE_API void strobe_jit_register_lines(const void* start, const strobe_jit_line* lines,
+                                          size_t n);
+STROBE_API void strobe_jit_unregister(const void* start);
+
 #ifdef __cplusplus
 }
 #endif

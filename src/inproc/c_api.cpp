@@ -2,8 +2,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "inproc/http_server.hpp"
+#include "inproc/jit_registry.hpp"
 #include "inproc/session.hpp"
 #include "inproc/writer.hpp"
 #include "strobe/strobe.h"
@@ -166,6 +168,23 @@ int strobe_serve_http(const char* addr) {
 
 int strobe_http_port(void) {
   return strobe::inproc::httpPort();
+}
+
+void strobe_jit_register(const char* name, const void* start, size_t size) {
+  strobe::inproc::jitRegister(name, reinterpret_cast<uintptr_t>(start), size);
+}
+
+void strobe_jit_register_lines(const void* start, const strobe_jit_line* lines, size_t n) {
+  static_assert(sizeof(strobe_jit_line) >= sizeof(void*) + sizeof(char*) + sizeof(uint32_t));
+  std::vector<strobe::inproc::JitLineIn> rows(lines != nullptr ? n : 0);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    rows[i] = {reinterpret_cast<uintptr_t>(lines[i].pc), lines[i].file, lines[i].line};
+  }
+  strobe::inproc::jitRegisterLines(reinterpret_cast<uintptr_t>(start), rows.data(), rows.size());
+}
+
+void strobe_jit_unregister(const void* start) {
+  strobe::inproc::jitUnregister(reinterpret_cast<uintptr_t>(start));
 }
 
 }  // extern "C"

@@ -11,8 +11,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "perf/records.hpp"
+#include "base/clock.hpp"
+#include "inproc/jit_registry.hpp"
 #include "model/measure.hpp"
+#include "model/module_path.hpp"
+#include "perf/records.hpp"
+#include "symbolize/jit_files.hpp"
 #include "symbolize/symbolizer.hpp"
 
 namespace strobe::inproc {
@@ -26,7 +30,8 @@ struct MapEntry {
   std::string path;
 };
 
-// Executable file mappings (and [vdso]) of this process.
+// Executable mappings of this process: files, [vdso], and anonymous memory
+// (JIT code) as "//anon", the name MMAP2 records give it.
 std::vector<MapEntry> readSelfMaps() {
   std::vector<MapEntry> out;
   std::ifstream in("/proc/self/maps");
@@ -44,7 +49,7 @@ std::vector<MapEntry> readSelfMaps() {
     std::string path = path_at > 0 && static_cast<size_t>(path_at) <= line.size()
                            ? line.substr(static_cast<size_t>(path_at))
                            : std::string();
-    if (path.empty()) continue;
+    if (path.empty() || path.substr(0, 6) == "[anon:") path = "//anon";
     if (path[0] != '/' && path != "[vdso]") continue;
     out.push_back(MapEntry{start, end, pgoff, std::move(path)});
   }
@@ -59,6 +64,26 @@ const MapEntry* findMap(const std::vector<MapEntry>& maps, uint64_t addr) {
   if (it == maps.begin()) return nullptr;
   --it;
   return addr < it->end ? &*it : nullptr;
+}
+
+// What names this process's JIT code: the anonymous executable regions, the
+// code registered through strobe_jit_register during the session, and the
+// jitdump files (marker mappings; not libstrobe's own, whose content the
+// registry has) and perf map that runtimes in the process write.
+void addJitCode(model::Profile& p, const std::vector<MapEntry>& maps, const SessionInfo& info,
+                std::vector<std::string>* warnings) {
+  const int32_t pid = p.meta().pid;
+  addRegisteredJitCode(p, info.start_monotonic_ns, info.start_monotonic_ns + info.duration_ns);
+  symbolize::JitFiles files;
+  const std::string own = ownJitdumpPath();
+  for (const MapEntry& e : maps) {
+    if (model::isAnonymousCode(e.path)) p.addAnonRegion(pid, e.start, e.end);
+    if (model::isJitdumpMarker(e.path) && e.path != own) files.followJitdump(pid, e.path);
+  }
+  files.finish(p, monotonicNs());
+  if (warnings != nullptr) {
+    for (std::string& w : files.takeWarnings()) warnings->push_back(std::move(w));
+  }
 }
 
 std::vector<std::string> selfCommand() {
@@ -192,6 +217,7 @@ model::Profile Collector::toProfile(const SessionInfo& info,
     auto role = roles_.find(tid);
     p.setThread(model::Thread{tid, m.pid, name, role != roles_.end() ? role->second : ""});
   }
+  addJitCode(p, maps, info, warnings);
   // Spans from the session's start on (a span open at the start was not
   // recorded: see spans.hpp), times relative to it like the samples'.
   std::vector<model::StringId> span_name(span_names_.size());
@@ -213,7 +239,7 @@ model::Profile Collector::toProfile(const SessionInfo& info,
   symbolize::Symbolizer sym;
   Status st = sym.symbolize(p);
   if (warnings != nullptr) {
-    *warnings = sym.warnings();
+    warnings->insert(warnings->end(), sym.warnings().begin(), sym.warnings().end());
     if (!st.ok()) warnings->push_back(st.error().describe());
   }
   return p;

@@ -3,7 +3,9 @@
 // (time, tid, leaf node, weight). toProfile() turns it into a model::Profile:
 // modules and file offsets from /proc/self/maps (read at that moment, so
 // libraries unloaded during the session stay unresolved), thread names from
-// /proc/self/task/TID/comm, then the Symbolizer.
+// /proc/self/task/TID/comm, JIT code (the registrations of the JIT API, and
+// jitdump and perf-map files that runtimes in the process write), then the
+// Symbolizer.
 //
 // Frames are given leaf first, as captured: add() moves every frame but the
 // leaf to return address − 1 (into the call instruction).

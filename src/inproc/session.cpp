@@ -17,6 +17,7 @@
 #include "base/clock.hpp"
 #include "base/fd.hpp"
 #include "inproc/collector.hpp"
+#include "inproc/jit_registry.hpp"
 #include "inproc/spans.hpp"
 #include "model/spans.hpp"
 #include "perf/event.hpp"
@@ -334,6 +335,7 @@ Status startSession(const Options& o) {
   last().engine = run->info.engine;
   last().fallback_reason = fallback;
   g_run = run.release();
+  jitSessionBegin();  // unregistered JIT code is kept until the profile is built
   g_running.store(true, std::memory_order_release);
   g_run->drainer = spawnInternalThread([r = g_run] { drainLoop(r); });
   return {};
@@ -374,6 +376,7 @@ Status stopSession() {
   std::vector<std::string> warnings;
   last().profile =
       std::make_unique<model::Profile>(owned->collector.toProfile(owned->info, &warnings));
+  jitSessionEnd();
   last().dropped = owned->info.dropped;
   last().samples = owned->collector.sampleCount();
   last().dropped_spans = owned->info.dropped_spans;

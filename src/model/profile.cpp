@@ -112,9 +112,48 @@ const Thread* Profile::findThread(int32_t tid) const {
   return it == thread_index_.end() ? nullptr : &threads_[it->second];
 }
 
+JitCodeId Profile::addJitCode(JitCode code) {
+  code.module_offset = jit_module_size_;
+  // 16-aligned, and at least one byte each, so no two functions share an offset.
+  jit_module_size_ += (std::max<uint64_t>(code.size, 1) + 15) & ~uint64_t{15};
+  jit_code_.push_back(std::move(code));
+  return static_cast<JitCodeId>(jit_code_.size() - 1);
+}
+
+JitCodeId Profile::jitCodeAt(uint64_t module_offset) const {
+  auto it = std::upper_bound(jit_code_.begin(), jit_code_.end(), module_offset,
+                             [](uint64_t off, const JitCode& c) { return off < c.module_offset; });
+  if (it == jit_code_.begin()) return kNone;
+  --it;
+  if (module_offset - it->module_offset >= std::max<uint64_t>(it->size, 1)) return kNone;
+  return static_cast<JitCodeId>(it - jit_code_.begin());
+}
+
+void Profile::addAnonRegion(int32_t pid, uint64_t start, uint64_t end) {
+  if (end <= start) return;
+  // Regions are few (a JIT's code spaces); merge by a linear pass.
+  for (size_t i = 0; i < anon_regions_.size();) {
+    AnonRegion& r = anon_regions_[i];
+    if (r.pid == pid && r.start <= end && start <= r.end) {
+      start = std::min(start, r.start);
+      end = std::max(end, r.end);
+      anon_regions_.erase(anon_regions_.begin() + static_cast<std::ptrdiff_t>(i));
+      continue;
+    }
+    ++i;
+  }
+  AnonRegion merged{pid, start, end};
+  auto at = std::lower_bound(anon_regions_.begin(), anon_regions_.end(), merged,
+                             [](const AnonRegion& a, const AnonRegion& b) {
+                               return a.pid != b.pid ? a.pid < b.pid : a.start < b.start;
+                             });
+  anon_regions_.insert(at, merged);
+}
+
 std::string_view Profile::moduleName(ModuleId id) const {
   if (id == kNone) return "[unknown]";
   std::string_view p = strings_[modules_[id].path];
+  if (p == "//anon") return "[anon]";
   auto slash = p.rfind('/');
   return slash == std::string_view::npos ? p : p.substr(slash + 1);
 }

@@ -28,6 +28,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/jit_code.hpp"
+
 namespace strobe::model {
 
 using StringId = uint32_t;
@@ -249,7 +251,20 @@ class Profile {
   View view() const { return view_; }
   void setView(View v) { view_ = v; }
 
-  // The module's display name: its path's last component.
+  // JIT code and anonymous executable memory (see jit_code.hpp).
+  // addJitCode places the code in the "[JIT]" module (sets module_offset).
+  JitCodeId addJitCode(JitCode code);
+  const std::vector<JitCode>& jitCode() const { return jit_code_; }
+  std::vector<JitCode>& mutableJitCode() { return jit_code_; }
+  // The JitCode whose bytes hold `module_offset` of the "[JIT]" module, or kNone.
+  JitCodeId jitCodeAt(uint64_t module_offset) const;
+  // Adds anonymous executable memory of `pid`, merged with the regions it
+  // overlaps or touches.
+  void addAnonRegion(int32_t pid, uint64_t start, uint64_t end);
+  const std::vector<AnonRegion>& anonRegions() const { return anon_regions_; }
+
+  // The module's display name: its path's last component ("[anon]" for
+  // anonymous memory, "[JIT]" for JIT code).
   std::string_view moduleName(ModuleId id) const;
   // Walk a stack from leaf to root, calling f(LocationId) for each frame.
   template <typename F>
@@ -285,6 +300,9 @@ class Profile {
   std::vector<Sample> samples_;
   std::vector<Thread> threads_;
   std::unordered_map<int32_t, size_t> thread_index_;
+  std::vector<JitCode> jit_code_;  // by module_offset, as added
+  uint64_t jit_module_size_ = 0;   // where the next JitCode goes in "[JIT]"
+  std::vector<AnonRegion> anon_regions_;
   std::vector<FunctionCode> code_;
   std::vector<Span> spans_;
   Meta meta_;

@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "model/measure.hpp"
+#include "model/module_path.hpp"
 
 namespace strobe::record {
 namespace {
@@ -180,6 +181,8 @@ void Converter::addMapping(int32_t pid, uint64_t start, uint64_t end, uint64_t p
                            const std::string& path, const std::string& build_id) {
   model::ModuleId module = profile_.internModule(path, build_id);
   spaces_[pid].map(Mapping{start, end, pgoff, module});
+  if (model::isAnonymousCode(path)) profile_.addAnonRegion(pid, start, end);
+  if (model::isJitdumpMarker(path)) jitdump_markers_.push_back(JitdumpMarker{pid, path});
   if (kept_ != nullptr) kept_->onMapping(pid, start, end, path, build_id);
   ++space_generation_;
 }

@@ -117,6 +117,16 @@ class Converter {
 
   const ConverterStats& stats() const { return stats_; }
 
+  // Mappings that name JIT code: anonymous executable memory becomes the
+  // process's AnonRegions in the Profile; a mapping of a jit-PID.dump file
+  // is a runtime's marker for its jitdump (see symbolize/jit_files.hpp).
+  struct JitdumpMarker {
+    int32_t pid = 0;
+    std::string path;
+  };
+  // The markers seen since the last call.
+  std::vector<JitdumpMarker> takeJitdumpMarkers() { return std::move(jitdump_markers_); }
+
  private:
   model::LocationId locate(AddressSpace& as, uint64_t addr);
   // Interns the sample's stack (leaf first in frames_); sets `end`.
@@ -155,6 +165,7 @@ class Converter {
   // a reused id, here and in prefixes_).
   std::unordered_set<int32_t> unsampled_tids_;
   KeptFiles* kept_ = nullptr;
+  std::vector<JitdumpMarker> jitdump_markers_;
   // Threads with a CPU sample (the unsampled count leaves them out).
   std::unordered_set<int32_t> cpu_sampled_;
   std::unique_ptr<OffCpuPairer> off_cpu_;             // null: no off-CPU stream

@@ -24,6 +24,7 @@
 #include "perf/event.hpp"
 #include "perf/ring_buffer.hpp"
 #include "record/event_queue.hpp"
+#include "record/jit_follow.hpp"
 #include "record/launch.hpp"
 #include "record/proc.hpp"
 #include "record/span_receiver.hpp"
@@ -221,6 +222,7 @@ class Session {
   std::unique_ptr<EventQueue> queue_;
   std::unique_ptr<Converter> converter_;
   std::unique_ptr<KeptFiles> kept_;
+  JitFollow jit_;  // JIT code's names, read as the runtimes write them
   std::unordered_map<std::string, std::string> build_ids_;  // by path
   size_t events_opened_ = 0;
   bool rescan_ = true;
@@ -465,14 +467,16 @@ void Session::synthesize(pid_t pid) {
   auto maps = readMaps(pid);
   if (!maps) return;
   for (const ProcMapping& m : *maps) {
-    if (!m.exec || m.path.empty()) continue;
+    if (!m.exec) continue;
     std::string build_id;
-    if (m.path.front() == '/') {
+    if (!m.path.empty() && m.path.front() == '/') {
       auto [it, inserted] = build_ids_.try_emplace(m.path);
       if (inserted) it->second = readBuildId(m.path);
       build_id = it->second;
     }
-    converter_->addMapping(pid, m.start, m.end, m.pgoff, m.path, build_id);
+    // Anonymous executable memory ("" in maps) is named as MMAP2 records name it.
+    converter_->addMapping(pid, m.start, m.end, m.pgoff, m.path.empty() ? "//anon" : m.path,
+                           build_id);
   }
   for (pid_t tid : listThreads(pid)) converter_->nameThread(pid, tid, readComm(pid, tid));
 }
@@ -519,6 +523,9 @@ Result<RecordOutcome> Session::run() {
       } else {
         env.push_back(spans_.environment());
       }
+    }
+    if (std::string jit_env = jit_.launchEnvironment(); !jit_env.empty()) {
+      env.push_back(std::move(jit_env));
     }
     auto held = HeldChild::spawn(opt_.command, env);
     if (!held) return held.takeError();
@@ -621,6 +628,7 @@ Result<RecordOutcome> Session::run() {
     drainAll();
     queue_->flushBefore(pass_start - kReorderSlackNs, apply);
     closeHungPerThreadRings();
+    jit_.poll(profile_, *converter_, pass_start);
     spans_.poll();
     if (pass_start >= next_tick) {
       // Ticks keep their cadence; one that ran past the next skips it. None
@@ -697,6 +705,7 @@ Result<RecordOutcome> Session::run() {
   queue_->flushAll(apply);
   spans_.finish(profile_, meta.start_monotonic_ns, warnings_);
   converter_->finish(end);
+  jit_.finish(profile_, *converter_, monotonicNs(), warnings_);
 
   outcome.exit_status = launch ? shellStatus(status) : 0;
   outcome.stats = converter_->stats();

@@ -43,6 +43,7 @@ class Reader {
     if (st) st = readStacks();
     if (st) st = readSamples();
     if (st) st = readThreads();
+    if (st) st = readJit();
     if (st) st = readSpans();
     if (!st) return st.takeError();
     return std::move(p_);
@@ -366,6 +367,102 @@ class Reader {
       p_.setThread(std::move(t));
       return {};
     });
+  }
+
+  // The JIT tables, when the recording has them (see schema.hpp).
+  Status readJit() {
+    int64_t present = 0;
+    if (int rc = pragma("SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN "
+                        "('jit_code','jit_lines','jit_code_bytes','anon_regions')",
+                        present);
+        rc != SQLITE_OK) {
+      return sqliteError(rc, "sqlite_schema");
+    }
+    if (present == 0) return {};
+    if (present != 4)
+      return corrupt(
+          "some of the tables jit_code, jit_lines, jit_code_bytes and "
+          "anon_regions are missing");
+    const char* sql =
+        "SELECT id, pid, start, size, load_ns, unload_ns, name, source, module_offset "
+        "FROM jit_code ORDER BY id";
+    Status st = forEachRow("jit_code", sql, [&](RowView& r, sqlite3_stmt* s) -> Status {
+      uint64_t want = p_.jitCode().size();
+      if (Status st = checkId(r, "jit_code", want); !st) return st;
+      model::JitCode c;
+      c.pid = static_cast<int32_t>(r.integer(1, "pid", INT32_MIN, INT32_MAX));
+      c.start = r.u64(2, "start");
+      c.size = r.u64(3, "size");
+      c.load_ns = r.integer(4, "load_ns", INT64_MIN, INT64_MAX);
+      c.unload_ns = sqlite3_column_type(s, 5) == SQLITE_NULL
+                        ? model::kNeverUnloaded
+                        : r.integer(5, "unload_ns", INT64_MIN, INT64_MAX);
+      c.name = p_.internString(r.text(6));
+      const std::string source = r.text(7);
+      if (source == "jitdump") {
+        c.source = model::JitSource::kJitdump;
+      } else if (source == "perf-map") {
+        c.source = model::JitSource::kPerfMap;
+      } else if (source == "api") {
+        c.source = model::JitSource::kApi;
+      } else {
+        r.note("source '" + printable(source) + "' is not jitdump, perf-map or api");
+      }
+      const uint64_t module_offset = r.u64(8, "module_offset");
+      if (r.ok() && c.start > UINT64_MAX - c.size) r.note("start + size is past the address space");
+      if (!r.ok()) return rowError("jit_code", static_cast<int64_t>(want), r.problem());
+      model::JitCodeId id = p_.addJitCode(std::move(c));
+      if (p_.jitCode()[id].module_offset != module_offset) {
+        return rowError("jit_code", id,
+                        "module_offset " + std::to_string(module_offset) + " where " +
+                            std::to_string(p_.jitCode()[id].module_offset) +
+                            " follows from the sizes before it");
+      }
+      return {};
+    });
+    if (!st) return st;
+    auto& code = p_.mutableJitCode();
+    st = forEachRow(
+        "jit_lines", "SELECT code_id, offset, file, line FROM jit_lines ORDER BY code_id, rowid",
+        [&](RowView& r, sqlite3_stmt* s) -> Status {
+          model::JitCodeId id = r.id(0, "code_id", code.size(), "jit_code", false);
+          model::JitLine l;
+          l.offset = r.u64(1, "offset");
+          l.line = static_cast<uint32_t>(r.integer(3, "line", 0, kMaxU32));
+          if (r.ok() && !code[id].lines.empty() && l.offset < code[id].lines.back().offset) {
+            r.note("offsets must not decrease");
+          }
+          if (!r.ok()) {
+            return corrupt("jit_lines row (code_id " + std::to_string(sqlite3_column_int64(s, 0)) +
+                           "): " + r.problem());
+          }
+          l.file = p_.internString(r.text(2));
+          code[id].lines.push_back(l);
+          return {};
+        });
+    if (!st) return st;
+    st = forEachRow("jit_code_bytes", "SELECT code_id, bytes FROM jit_code_bytes ORDER BY code_id",
+                    [&](RowView& r, sqlite3_stmt* s) -> Status {
+                      model::JitCodeId id = r.id(0, "code_id", code.size(), "jit_code", false);
+                      if (!r.ok()) return corrupt("jit_code_bytes row: " + r.problem());
+                      const void* b = sqlite3_column_blob(s, 1);
+                      const int n = sqlite3_column_bytes(s, 1);
+                      if (b != nullptr && n > 0) {
+                        code[id].bytes.assign(static_cast<const char*>(b), static_cast<size_t>(n));
+                      }
+                      return {};
+                    });
+    if (!st) return st;
+    return forEachRow("anon_regions", "SELECT pid, start, end FROM anon_regions ORDER BY rowid",
+                      [&](RowView& r, sqlite3_stmt*) -> Status {
+                        auto pid = static_cast<int32_t>(r.integer(0, "pid", INT32_MIN, INT32_MAX));
+                        uint64_t start = r.u64(1, "start");
+                        uint64_t end = r.u64(2, "end");
+                        if (r.ok() && end <= start) r.note("end is not after start");
+                        if (!r.ok()) return corrupt("anon_regions row: " + r.problem());
+                        p_.addAnonRegion(pid, start, end);
+                        return {};
+                      });
   }
 
   Status readSpans() {

@@ -61,6 +61,23 @@ CREATE TABLE code_lines(
   PRIMARY KEY(code_id, offset)) WITHOUT ROWID;
 )sql";
 
+// JIT code (model/jit_code.hpp), created with the tables above. Part of
+// version 2, added after its first recordings: a recording without them
+// (every version-1 one) has no JIT code.
+// Code bytes are kept for the JIT functions that hold samples only.
+inline constexpr const char* kCreateJitTablesSql = R"sql(
+CREATE TABLE jit_code(
+  id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, start INTEGER NOT NULL, size INTEGER NOT NULL,
+  load_ns INTEGER NOT NULL, unload_ns INTEGER, name TEXT NOT NULL, source TEXT NOT NULL,
+  module_offset INTEGER NOT NULL);
+CREATE TABLE jit_lines(
+  code_id INTEGER NOT NULL REFERENCES jit_code(id), offset INTEGER NOT NULL,
+  file TEXT NOT NULL, line INTEGER NOT NULL);
+CREATE TABLE jit_code_bytes(
+  code_id INTEGER PRIMARY KEY REFERENCES jit_code(id), bytes BLOB NOT NULL);
+CREATE TABLE anon_regions(pid INTEGER NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL);
+)sql";
+
 // Views for SQL users; the reader never uses them.
 //   leaf_functions: one row per sample with its leaf frame's innermost
 //     function (unresolved frames named like the reports: "libc.so.6+0x9a0f0",
@@ -97,9 +114,9 @@ SELECT stack_id, depth, location_id FROM walk;
 // Every table a recording must have, in the order the reader loads them.
 inline constexpr std::array<const char*, 8> kTables = {
     "meta", "modules", "functions", "locations", "location_lines", "stacks", "samples", "threads"};
-// And the tables version 2 added that every report reads. Version 2's code
-// and code_lines are read by annotate alone (code_reader.cpp names their
-// damage), so a recording missing them still reports.
+// And the table version 2 added that reports read. The code tables are
+// checked by readCode (annotate) only, so a recording whose kept code is
+// damaged still gives every report.
 inline constexpr std::array<const char*, 1> kTablesSince2 = {"spans"};
 
 }  // namespace strobe::store

@@ -130,9 +130,11 @@ class Writer {
     if ((rc = db_.exec(pragmas.c_str())) != SQLITE_OK) return fail(rc);
     if ((rc = db_.exec("BEGIN")) != SQLITE_OK) return fail(rc);
     if ((rc = db_.exec(kCreateTablesSql)) != SQLITE_OK) return fail(rc);
+    if ((rc = db_.exec(kCreateJitTablesSql)) != SQLITE_OK) return fail(rc);
     if ((rc = db_.exec(kCreateCodeTablesSql)) != SQLITE_OK) return fail(rc);
     if ((rc = db_.exec(kCreateViewsSql)) != SQLITE_OK) return fail(rc);
     if ((rc = writeRows()) != SQLITE_OK) return fail(rc);
+    if ((rc = writeJitRows()) != SQLITE_OK) return fail(rc);
     if ((rc = db_.exec("COMMIT")) != SQLITE_OK) return fail(rc);
     return {};
   }
@@ -160,6 +162,14 @@ class Writer {
       sqlite3_bind_null(st, i);
     } else {
       sqlite3_bind_int64(st, i, id);
+    }
+  }
+  // A value, NULL when absent.
+  static void bind(sqlite3_stmt* st, int i, const std::optional<int64_t>& v) {
+    if (v) {
+      sqlite3_bind_int64(st, i, *v);
+    } else {
+      sqlite3_bind_null(st, i);
     }
   }
   // A blob; an empty one too (a null pointer would bind NULL).
@@ -254,6 +264,57 @@ class Writer {
         if (!ok(insert(s, id, int64_t{l.offset}, p_.str(l.file), int64_t{l.line}))) return rc;
       }
       ++id;
+    }
+    return SQLITE_OK;
+  }
+
+  // The JIT tables (see schema.hpp): every JitCode and its lines, the bytes
+  // of those that frames of the profile lie in, the anonymous regions.
+  int writeJitRows() {
+    Stmt s;
+    int rc = SQLITE_OK;
+    auto ok = [&](int r) { return (rc = r) == SQLITE_OK; };
+    auto prep = [&](const char* sql) { return ok(s.prepare(db_, sql)); };
+    const std::vector<model::JitCode>& code = p_.jitCode();
+    if (!prep("INSERT INTO jit_code VALUES(?,?,?,?,?,?,?,?,?)")) return rc;
+    for (size_t i = 0; i < code.size(); ++i) {
+      const model::JitCode& c = code[i];
+      static constexpr const char* kSources[] = {"jitdump", "perf-map", "api"};
+      const std::string source = kSources[static_cast<size_t>(c.source) % 3];
+      if (!ok(insert(s, static_cast<int64_t>(i), int64_t{c.pid}, u64(c.start), u64(c.size),
+                     c.load_ns,
+                     c.unload_ns == model::kNeverUnloaded ? std::optional<int64_t>()
+                                                          : std::optional<int64_t>(c.unload_ns),
+                     p_.str(c.name), source, u64(c.module_offset)))) {
+        return rc;
+      }
+    }
+    if (!prep("INSERT INTO jit_lines VALUES(?,?,?,?)")) return rc;
+    for (size_t i = 0; i < code.size(); ++i) {
+      for (const model::JitLine& l : code[i].lines) {
+        if (!ok(insert(s, static_cast<int64_t>(i), u64(l.offset), p_.str(l.file),
+                       int64_t{l.line}))) {
+          return rc;
+        }
+      }
+    }
+    std::vector<bool> sampled(code.size(), false);
+    for (const model::Location& l : p_.locations()) {
+      if (l.module == kNone || p_.str(p_.modules()[l.module].path) != model::kJitModule) continue;
+      if (model::JitCodeId c = p_.jitCodeAt(l.offset); c != kNone) sampled[c] = true;
+    }
+    if (!prep("INSERT INTO jit_code_bytes VALUES(?,?)")) return rc;
+    for (size_t i = 0; i < code.size(); ++i) {
+      if (!sampled[i] || code[i].bytes.empty()) continue;
+      sqlite3_bind_int64(s.get(), 1, static_cast<int64_t>(i));
+      sqlite3_bind_blob64(s.get(), 2, code[i].bytes.data(), code[i].bytes.size(), SQLITE_STATIC);
+      rc = sqlite3_step(s.get());
+      sqlite3_reset(s.get());
+      if (rc != SQLITE_DONE) return rc;
+    }
+    if (!prep("INSERT INTO anon_regions VALUES(?,?,?)")) return rc;
+    for (const model::AnonRegion& r : p_.anonRegions()) {
+      if (!ok(insert(s, int64_t{r.pid}, u64(r.start), u64(r.end)))) return rc;
     }
     return SQLITE_OK;
   }

@@ -19,6 +19,18 @@ bool parseHex(std::string_view& s, uint64_t* out) {
 
 }  // namespace
 
+std::optional<PerfMapLine> parsePerfMapLine(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  PerfMapLine out;
+  if (!parseHex(line, &out.start) || !parseHex(line, &out.size) || line.empty() || line[0] != ' ') {
+    return std::nullopt;
+  }
+  while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+  if (line.empty() || out.size == 0 || out.start > UINT64_MAX - out.size) return std::nullopt;
+  out.name = line;
+  return out;
+}
+
 PerfMap PerfMap::parse(std::string_view text) {
   PerfMap m;
   uint32_t order = 0;
@@ -26,15 +38,9 @@ PerfMap PerfMap::parse(std::string_view text) {
     size_t nl = text.find('\n');
     std::string_view line = text.substr(0, nl);
     text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    uint64_t start = 0;
-    uint64_t size = 0;
-    if (!parseHex(line, &start) || !parseHex(line, &size) || line.empty() || line[0] != ' ') {
-      continue;
-    }
-    while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
-    if (line.empty() || size == 0 || start > UINT64_MAX - size) continue;
-    m.entries_.push_back(Entry{start, start + size, order++, std::string(line)});
+    auto l = parsePerfMapLine(line);
+    if (!l) continue;
+    m.entries_.push_back(Entry{l->start, l->start + l->size, order++, std::string(l->name)});
   }
   std::stable_sort(m.entries_.begin(), m.entries_.end(),
                    [](const Entry& a, const Entry& b) { return a.start < b.start; });

@@ -1,11 +1,14 @@
-// PerfMap: JIT symbols from a /tmp/perf-PID.map file, the convention that
-// JITs (V8/node --perf-basic-prof, the JVM with perf-map-agent, LuaJIT, ...)
-// use to name code they generate in anonymous executable memory.
+// The perf map convention: JITs (V8/node --perf-basic-prof, the JVM with
+// perf-map-agent, LuaJIT, ...) name the code they generate in anonymous
+// executable memory by appending lines to /tmp/perf-PID.map while they run.
 //
 // Format, one symbol per line: "START SIZE NAME", START and SIZE in hex
 // (with or without 0x), NAME the rest of the line (may contain spaces).
-// Malformed lines are skipped. Addresses are process addresses (AVMA), so a
-// lookup uses Location::address, not a file offset.
+// Malformed lines are skipped. Addresses are process addresses (AVMA). The
+// file carries no times: a line written later for an overlapping range is
+// newer code. strobe reads the file line by line as it grows while
+// recording (parsePerfMapLine, jit_files.hpp), to learn when.
+// PerfMap: a whole file at once, looked up by address alone.
 // Owns: its copy of the symbols. Thread safety: immutable after load().
 #pragma once
 
@@ -18,6 +21,16 @@
 #include "base/result.hpp"
 
 namespace strobe::symbolize {
+
+struct PerfMapLine {
+  uint64_t start = 0;
+  uint64_t size = 0;  // > 0
+  std::string_view name;
+};
+
+// One line (without its '\n'; a trailing '\r' is ignored); nullopt for a
+// malformed line, an empty size or name, or a range past the address space.
+std::optional<PerfMapLine> parsePerfMapLine(std::string_view line);
 
 class PerfMap {
  public:

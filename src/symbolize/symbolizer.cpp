@@ -13,11 +13,9 @@
 #include "model/code.hpp"
 #include "model/module_path.hpp"
 #include "symbolize/debug_file.hpp"
-#include "symbolize/demangle.hpp"
 #include "symbolize/dwarf_index.hpp"
 #include "symbolize/elf_file.hpp"
 #include "symbolize/frame_names.hpp"
-#include "symbolize/perf_map.hpp"
 #include "symbolize/symbol_table.hpp"
 
 namespace strobe::symbolize {
@@ -102,22 +100,6 @@ std::string Symbolizer::openModule(const std::string& path, const std::string& r
 
 std::string Symbolizer::keptCopy(const std::string& path, const std::string& build_id) const {
   return options_.kept_copy ? options_.kept_copy(path, build_id) : std::string();
-}
-
-std::vector<PerfMap> Symbolizer::loadPerfMaps(const model::Profile& profile) const {
-  std::vector<int32_t> pids;
-  if (profile.meta().pid > 0) pids.push_back(profile.meta().pid);
-  for (const model::Thread& t : profile.threads()) {
-    if (t.pid > 0) pids.push_back(t.pid);
-  }
-  std::sort(pids.begin(), pids.end());
-  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
-  std::vector<PerfMap> maps;
-  for (int32_t pid : pids) {
-    auto m = PerfMap::load(options_.perf_map_dir + "/perf-" + std::to_string(pid) + ".map");
-    if (m && m->size() > 0) maps.push_back(std::move(m).value());
-  }
-  return maps;
 }
 
 void Symbolizer::symbolizeKernel(model::Profile& profile, model::Location& loc) {
@@ -330,18 +312,8 @@ Status Symbolizer::finish(model::Profile& profile, Batch& batch) {
   const std::vector<int32_t>& job_of_loc = batch.job_of_loc;
   const std::vector<uint32_t>& index_in_job = batch.index_in_job;
   size_t bad_modules = 0;
-  std::vector<PerfMap> jit_maps;
-  bool jit_loaded = false;
-  auto jitName = [&](uint64_t address) -> std::optional<std::string_view> {
-    if (!jit_loaded) {
-      jit_loaded = true;
-      jit_maps = loadPerfMaps(profile);
-    }
-    for (const PerfMap& m : jit_maps) {
-      if (auto name = m.lookup(address)) return name;
-    }
-    return std::nullopt;
-  };
+  // JIT and anonymous code first: it may move frames to new locations.
+  jit_frames_.apply(profile);
   std::vector<model::Location>& locations = profile.mutableLocations();
   for (size_t li = 0; li < batch.location_count && li < locations.size(); ++li) {
     model::Location& loc = locations[li];
@@ -354,17 +326,8 @@ Status Symbolizer::finish(model::Profile& profile, Batch& batch) {
       symbolizeKernel(profile, loc);
       continue;
     }
-    // Not a file ("//anon", memfd, ...) and no copy of one: JIT code, maybe.
-    if (job_of_loc[li] < 0) {
-      if (loc.module == model::kNone ||
-          !model::isFileBacked(profile.str(modules[loc.module].path))) {
-        if (auto name = jitName(loc.address)) {
-          model::FunctionId fid = profile.internFunction(demangle(*name), *name, "", 0);
-          loc.lines.push_back(model::Line{fid, 0});
-        }
-      }
-      continue;
-    }
+    // Not a file ("//anon", memfd, ...) and no copy of one: named by jit_frames_ or not at all.
+    if (job_of_loc[li] < 0) continue;
     ModuleJob& job = jobs[job_of_loc[li]];
     ModuleSymbols* m = job.slot->get();
     if (!job.warned) {

@@ -11,9 +11,11 @@
 // debug_file.hpp). The offset is looked up as given: caller frames already
 // hold return address − 1.
 // Locations outside any file mapping (no module, "//anon", memfd, ...) are
-// looked up by address in the perf-PID.map files of the profile's processes
-// (JIT code; one frame named by the JIT, no line). Locations that cannot be
-// resolved keep empty lines. Modules that are not files ("[vdso]", "[stack]",
+// named from the profile's own JIT table (JIT code: one frame named by the
+// runtime, with its line when it gave lines; see jit_frames.hpp, which also
+// moves such frames to "[JIT]" locations by sample time), or as the region
+// of anonymous memory they lie in. Locations that cannot be resolved keep
+// empty lines. Modules that are not files ("[vdso]", "[stack]",
 // "//anon", memfd, ...) are otherwise skipped quietly; a file
 // that cannot be opened or parsed, or whose build-id differs from the one
 // recorded, is skipped with one warning and remembered, so it is not retried.
@@ -44,16 +46,14 @@
 
 #include "base/result.hpp"
 #include "model/profile.hpp"
+#include "symbolize/jit_frames.hpp"
 #include "symbolize/kallsyms.hpp"
-#include "symbolize/perf_map.hpp"
 
 namespace strobe::symbolize {
 
 struct SymbolizerOptions {
   // Where separate debug files are looked for (see debug_file.hpp).
   std::vector<std::string> debug_roots = {"/usr/lib/debug"};
-  // Where JITs write perf-PID.map files (see perf_map.hpp).
-  std::string perf_map_dir = "/tmp";
   // A copy of a module's file kept by the recorder (see
   // record/kept_files.hpp): a path to open when the module's own path no
   // longer gives the recorded file (deleted or replaced during the run) or
@@ -116,7 +116,6 @@ class Symbolizer {
  private:
   struct ModuleSymbols;
   struct ModuleJob;
-  std::vector<PerfMap> loadPerfMaps(const model::Profile& profile) const;
   // Opens the file of a module (or the recorder's kept copy of it) into
   // `out`; returns warnings, one per line ("" when none; `out` stays empty
   // when the file cannot be used). Any thread.
@@ -131,6 +130,7 @@ class Symbolizer {
   // from /proc/kallsyms, or "[kernel]" with one warning when it hides addresses.
   void symbolizeKernel(model::Profile& profile, model::Location& loc);
 
+  JitFrames jit_frames_;
   std::unique_ptr<Kallsyms> kallsyms_;  // loaded on the first kernel frame
   bool kallsyms_tried_ = false;
   std::string kallsyms_path_ = "/proc/kallsyms";

@@ -3,9 +3,11 @@
 // thread forks and execs /bin/true meanwhile), through the C API; every
 // thread has a role and marks each round of work as a span (nested), so the
 // span rings are written while the session drains them and while threads
-// come and go. Prints the samples kept and dropped and the spans dropped;
-// exits 0 when everything completed. A watchdog alarm turns a deadlock into
-// a failure.
+// come and go. Every thread also registers, describes and unregisters a JIT
+// function all the while (with STROBE_JITDUMP set, so the jitdump writer runs
+// too). Prints the samples kept and dropped and the spans dropped; exits 0
+// when everything completed. A watchdog alarm turns a deadlock into a
+// failure.
 // Usage: stress ENGINE(perf|timer) [THREADS] [SECONDS]
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -37,6 +40,12 @@ __attribute__((noinline)) void churn() {
     x ^= x >> 29;
   }
   t_sink = x;
+  // A JIT function per thread, named, given lines and dropped again.
+  static thread_local unsigned char code[64];
+  strobe_jit_register("stress_jit_function", code, sizeof code);
+  const strobe_jit_line lines[] = {{code, "stress.jit", 1}, {code + 32, "stress.jit", 2}};
+  strobe_jit_register_lines(code, lines, 2);
+  strobe_jit_unregister(code);
 }
 
 // generation < 0: until the end; else a short life (the slot is refilled).
@@ -70,6 +79,10 @@ int main(int argc, char** argv) {
   strobe_options_init(&o);
   o.frequency = 999;
   o.engine = std::strcmp(engine, "perf") == 0 ? STROBE_ENGINE_PERF : STROBE_ENGINE_TIMER;
+  char jit_dir[] = "/tmp/strobe-stress-XXXXXX";
+  if (mkdtemp(jit_dir) == nullptr) return 1;
+  setenv("STROBE_JITDUMP", jit_dir, 1);
+  const std::string dump = std::string(jit_dir) + "/jit-" + std::to_string(getpid()) + ".dump";
   if (strobe_start(&o) != 0) {
     std::fprintf(stderr, "%s\n", strobe_last_error());
     return std::strcmp(engine, "perf") == 0 ? 77 : 1;  // 77: perf refused here
@@ -124,5 +137,9 @@ int main(int argc, char** argv) {
       static_cast<unsigned long long>(strobe_dropped_samples()),
       static_cast<unsigned long long>(strobe_dropped_spans()), forks, bad_children);
   if (strobe_report(stdout) != 0) return 1;
-  return strobe_sample_count() > 0 && bad_children == 0 ? 0 : 1;
+  const bool wrote_jitdump = access(dump.c_str(), R_OK) == 0;
+  unlink(dump.c_str());
+  rmdir(jit_dir);
+  if (!wrote_jitdump) std::fprintf(stderr, "no jitdump at %s\n", dump.c_str());
+  return strobe_sample_count() > 0 && bad_children == 0 && wrote_jitdump ? 0 : 1;
 }

@@ -2,11 +2,13 @@
 
 #include <fstream>
 #include <thread>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
 #include "fixture_tools.hpp"
 #include "symbolize/elf_file.hpp"
+#include "symbolize/perf_map.hpp"
 #include "symbolize/symbol_table.hpp"
 
 namespace strobe::symbolize {
@@ -364,40 +366,55 @@ TEST(PerfMapTest, ParsesLinesAndSkipsGarbage) {
   EXPECT_FALSE(m.lookup(0).has_value());
 }
 
-TEST(SymbolizerTest, JitFramesFromPerfMapOfTheProcess) {
-  std::string dir = testing::runCommand("mktemp -d");
-  dir.erase(dir.find_last_not_of('\n') + 1);
-  {
-    std::ofstream map(dir + "/perf-4242.map");
-    map << "7f0000001000 40 LazyCompile:*add /app/x.js:3\n7f0000002000 10 _ZN3jit4stubEv\n";
-  }
+TEST(SymbolizerTest, JitFramesFromTheProfilesJitTable) {
+  // What a perf map said, as the recorder copied it into the profile.
   Profile p;
   p.meta().pid = 4242;
-  LocationId unmapped = p.internLocation(model::kNone, 0x7f0000001010, 0x7f0000001010);
+  for (auto [start, size, name] : {std::tuple<uint64_t, uint64_t, const char*>{
+                                       0x7f0000001000, 0x40, "LazyCompile:*add /app/x.js:3"},
+                                   {0x7f0000002000, 0x10, "_ZN3jit4stubEv"}}) {
+    model::JitCode c;
+    c.pid = 4242;
+    c.start = start;
+    c.size = size;
+    c.name = p.internString(name);
+    c.source = model::JitSource::kPerfMap;
+    p.addJitCode(std::move(c));
+  }
   model::ModuleId anon = p.internModule("//anon", "");
+  LocationId unmapped = p.internLocation(model::kNone, 0x7f0000001010, 0x7f0000001010);
   LocationId in_anon = p.internLocation(anon, 0x10, 0x7f0000002004);
   LocationId unknown = p.internLocation(anon, 0x90000, 0x7f0000090000);
-  SymbolizerOptions opt;
-  opt.perf_map_dir = dir;
-  Symbolizer s(opt);
+  for (LocationId l : {unmapped, in_anon, unknown}) {
+    p.addSample(model::Sample{5, 4242, 0, p.internStack(model::kNone, l), 1});
+  }
+  Symbolizer s;
   ASSERT_TRUE(s.symbolize(p).ok());
-  ASSERT_EQ(p.locations()[unmapped].lines.size(), 1U);
-  const model::Function& js = p.functions()[p.locations()[unmapped].lines[0].function];
+  auto leaf = [&](size_t i) -> const model::Location& {
+    return p.locations()[p.stacks()[p.samples()[i].stack].location];
+  };
+  ASSERT_EQ(leaf(0).lines.size(), 1U);
+  const model::Function& js = p.functions()[leaf(0).lines[0].function];
   EXPECT_EQ(p.str(js.name), "LazyCompile:*add /app/x.js:3");
-  ASSERT_EQ(p.locations()[in_anon].lines.size(), 1U);
-  const model::Function& stub = p.functions()[p.locations()[in_anon].lines[0].function];
+  EXPECT_EQ(p.moduleName(leaf(0).module), "[JIT]");
+  ASSERT_EQ(leaf(1).lines.size(), 1U);
+  const model::Function& stub = p.functions()[leaf(1).lines[0].function];
   EXPECT_EQ(p.str(stub.name), "jit::stub()");
   EXPECT_EQ(p.str(stub.system_name), "_ZN3jit4stubEv");
-  EXPECT_TRUE(p.locations()[unknown].lines.empty());
+  EXPECT_TRUE(leaf(2).lines.empty());
+  EXPECT_TRUE(p.locations()[unmapped].lines.empty()) << "its sample moved to a [JIT] location";
 
-  // Another process's map is not used.
-  Profile other;
+  // Another process's code is not used.
+  Profile other = p;
   other.meta().pid = 4243;
-  LocationId l = other.internLocation(model::kNone, 0x7f0000001010, 0x7f0000001010);
-  Symbolizer s2(opt);
+  for (model::Location& l : other.mutableLocations()) l.lines.clear();
+  for (model::Sample& x : other.mutableSamples()) {
+    x.tid = 4243;
+    x.stack = other.internStack(model::kNone, unmapped);
+  }
+  Symbolizer s2;
   ASSERT_TRUE(s2.symbolize(other).ok());
-  EXPECT_TRUE(other.locations()[l].lines.empty());
-  testing::runCommand("rm -rf '" + dir + "'");
+  EXPECT_TRUE(other.locations()[unmapped].lines.empty());
 }
 
 }  // namespace
