@@ -182,14 +182,15 @@
   function samplesOf(x) { return x === ROOT ? rootSamples : nodeTotalN[x]; }
 
   // ---- header -------------------------------------------------------------
-  var command = (meta.command || []).join(" ") || meta.source || "profile";
+  var command = meta.target || (meta.command || []).join(" ") || meta.source || "profile";
   $("command").textContent = command;
   document.title = "strobe: " + command;
   $("summary").textContent = [
     "duration " + duration(meta.duration_ns),
     grouped(nS) + " samples",
     nT + (nT === 1 ? " thread" : " threads"),
-    duration(allWeight) + " CPU sampled",
+    duration(allWeight) + " CPU sampled" +
+      (meta.target_cpu_ns ? " of " + duration(meta.target_cpu_ns) + " used" : ""),
     meta.event + (meta.frequency ? " at " + meta.frequency + " Hz" : ""),
     meta.lost_samples ? grouped(meta.lost_samples) + " lost" : "",
   ].filter(Boolean).join(" · ");

@@ -8,9 +8,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/aggregate.hpp"
 #include "model/frames.hpp"
 #include "output/file_buffer.hpp"
 #include "output/frame_table.hpp"
+#include "output/text_report.hpp"
 #include "output/thread_order.hpp"
 #include "output/viewer_assets.hpp"
 
@@ -184,6 +186,7 @@ std::string metaJson(const model::Profile& p, const HtmlOptions& opt) {
     appendScriptJson(s, m.command[i]);
   }
   s += "],";
+  appendField(s, "target", formatTarget(m));
   appendField(s, "source", opt.source);
   appendField(s, "event", m.event);
   appendField(s, "strobe_version", m.strobe_version);
@@ -192,6 +195,7 @@ std::string metaJson(const model::Profile& p, const HtmlOptions& opt) {
   appendField(s, "start_unix_ms", m.start_realtime_ns / 1'000'000);
   appendField(s, "frequency", m.frequency);
   appendField(s, "lost_samples", m.lost_samples);
+  if (model::isTimeEvent(m.event)) appendField(s, "target_cpu_ns", m.target_cpu_ns);
   s.back() = '}';
   s += ',';
   return s;

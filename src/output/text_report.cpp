@@ -65,8 +65,13 @@ std::string formatCommand(const std::vector<std::string>& argv) {
 
 std::string formatTarget(const model::Meta& m) {
   if (m.target == "system") return "the whole system";
-  if (m.target.rfind("pid", 0) == 0)
-    return fmt::format("{} ({})", m.target, formatCommand(m.command));
+  if (m.target.rfind("pid", 0) == 0) {
+    // A running process's command line as ps shows it: the arguments joined
+    // by spaces (a program may have rewritten them into a title).
+    std::string args;
+    for (const std::string& a : m.command) args += (args.empty() ? "" : " ") + a;
+    return fmt::format("{} ({})", m.target, args);
+  }
   return formatCommand(m.command);
 }
 
@@ -117,7 +122,7 @@ void writeTextReport(const model::Profile& p, const TextOptions& opt, const std:
     fmt::print(out, "recording: {}\n", source);
     fmt::print(out, "command:   {}\n", formatTarget(m));
     fmt::print(out, "duration:  {}   CPU sampled: {}   threads: {}\n",
-               formatDuration(m.duration_ns), formatDuration(t.weight), t.threads);
+               formatDuration(m.duration_ns), sampledCpuText(p), t.threads);
     if (model::isTimeEvent(m.event) && m.sample_period == 0) {
       fmt::print(out,
                  "samples:   {} ({} lost)   event: {} at {} Hz   rate: {:.0f} per CPU-second\n",
@@ -129,6 +134,9 @@ void writeTextReport(const model::Profile& p, const TextOptions& opt, const std:
                                                : fmt::format("at {} Hz", m.frequency);
       fmt::print(out, "samples:   {} ({} lost)   event: {} ({}) {}   weight: {} {}\n", t.samples,
                  m.lost_samples, m.event, unit, every, t.weight, unit);
+    }
+    if (std::string s = kernelTimeLine(m); !s.empty()) {
+      fmt::print(out, "kernel:    {}; hint: {}\n", s, kKernelTimeHint);
     }
     if (std::string s = stackCompletenessLine(p); !s.empty()) fmt::print(out, "stacks:    {}\n", s);
     if (std::string s = unsampledThreadsLine(m); !s.empty()) fmt::print(out, "unsampled: {}\n", s);

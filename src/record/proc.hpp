@@ -56,8 +56,15 @@ std::vector<pid_t> listProcesses();
 // /proc/PID/task/TID/comm without the newline ("" when gone).
 std::string readComm(pid_t pid, pid_t tid);
 
-// /proc/PID/cmdline split at NULs (empty for kernel threads and when gone).
+// /proc/PID/cmdline split at NULs (empty for kernel threads and when gone),
+// without the empty arguments that trail a rewritten title (see parseCmdline).
 std::vector<std::string> readCmdline(pid_t pid);
+// The text of a /proc/PID/cmdline split at NULs; trailing empty arguments
+// (the NUL padding setproctitle leaves) are dropped.
+std::vector<std::string> parseCmdline(std::string_view text);
+
+// Live (not zombie) processes below `root` in the process tree, at any depth.
+size_t countLiveDescendants(pid_t root);
 
 struct ProcessMatch {
   pid_t pid = 0;

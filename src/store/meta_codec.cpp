@@ -42,6 +42,9 @@ constexpr Field kFields[] = {
     {"exit_status", &Meta::exit_status},
     {"sample_period", &Meta::sample_period},
     {"target", &Meta::target},
+    {"target_system_ns", &Meta::target_system_ns},
+    {"kernel_time", &Meta::kernel_time},
+    {"kernel_refused", &Meta::kernel_refused},
 };
 
 template <typename T>
