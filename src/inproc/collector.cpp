@@ -117,6 +117,10 @@ void Collector::noteThread(int32_t tid) {
   if (!name.empty() || !thread_names_.contains(tid)) thread_names_[tid] = std::move(name);
 }
 
+void Collector::nameThread(int32_t tid, std::string name) {
+  if (!name.empty()) thread_names_[tid] = std::move(name);
+}
+
 model::Profile Collector::toProfile(const SessionInfo& info,
                                     std::vector<std::string>* warnings) const {
   model::Profile p;

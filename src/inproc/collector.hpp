@@ -38,6 +38,9 @@ class Collector {
   void add(int32_t tid, uint64_t time_ns, uint64_t weight, const uint64_t* frames, uint32_t n);
   // Remembers a thread's name (read from /proc now); later calls update it.
   void noteThread(int32_t tid);
+  // Remembers a thread's name as told (a COMM record, the thread itself at
+  // its exit): renames are followed, and the name outlives the thread.
+  void nameThread(int32_t tid, std::string name);
 
   [[nodiscard]] size_t sampleCount() const { return samples_.size(); }
 
