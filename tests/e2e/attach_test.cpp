@@ -300,6 +300,27 @@ TEST_F(AttachTest, ForkedAndExecedChildIsAttributedToItsOwnProcess) {
   EXPECT_EQ(selfShare(q, "work_six()"), 0.0);
 }
 
+// A process that rewrote its title (setproctitle leaves the old argument
+// area padded with NULs): the header shows what ps shows.
+TEST_F(AttachTest, ARetitledProcessIsNamedAsPsNamesIt) {
+  Background fixture({kFixtures + "fixture_retitle", std::string(40, 'x'), std::string(40, 'y')});
+  ASSERT_GT(fixture.pid(), 0);
+  sleepMs(200);
+  const std::string pid = std::to_string(fixture.pid());
+  Ran ps = runProcess({"/usr/bin/ps", "-o", "args=", "-p", pid});
+  ASSERT_EQ(ps.status, 0) << ps.err;
+  std::string shown = ps.out.substr(0, ps.out.find_last_not_of(" \n") + 1);
+  ASSERT_EQ(shown, "retitled-server *:6399") << "the fixture did not rewrite its title";
+  Ran r = record({"-p", pid, "-d", "300ms"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("strobe: recorded pid " + pid + " (" + shown + ") ("), std::string::npos)
+      << r.err;
+  Ran rep = runProcess({kStrobe, "report", db()});
+  EXPECT_NE(rep.out.find("\ncommand:   pid " + pid + " (" + shown + ")\n"), std::string::npos)
+      << rep.out;
+  EXPECT_EQ(load().meta().command, std::vector<std::string>{shown});
+}
+
 TEST_F(AttachTest, SystemWideListsABusyProcessAmongTheTop) {
   Background fixture({kFixtures + "fixture_until_signal"});
   ASSERT_GT(fixture.pid(), 0);
@@ -317,6 +338,11 @@ TEST_F(AttachTest, SystemWideListsABusyProcessAmongTheTop) {
   EXPECT_EQ(p.meta().target, "system");
   EXPECT_NEAR(static_cast<double>(p.meta().duration_ns) / 1e9, 1.0, 0.1);
   EXPECT_GT(selfShare(p, "spin_until_signal()"), 0.0);
+  // What was recorded is named wherever a recording is listed or shown.
+  Ran text = runProcess({kStrobe, "report", db(), "--top", "1"});
+  EXPECT_NE(text.out.find("\ncommand:   the whole system\n"), std::string::npos) << text.out;
+  Ran list = runProcess({kStrobe, "list", dir_});
+  EXPECT_NE(list.out.find("  the whole system\n"), std::string::npos) << list.out;
 }
 
 TEST_F(AttachTest, KernelFramesAreKeptAndNamed) {
