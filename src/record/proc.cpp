@@ -206,6 +206,34 @@ std::vector<std::string> readCmdline(pid_t pid) {
   return parseCmdline(*text);
 }
 
+std::optional<ProcessCpu> parseProcessCpu(std::string_view stat, uint64_t tick_ns) {
+  // After "pid (comm) ": state ppid pgrp session tty_nr tpgid flags minflt
+  // cminflt majflt cmajflt utime stime cutime cstime (fields 3 to 17).
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string_view::npos) return std::nullopt;
+  std::string_view rest = stat.substr(paren + 1);
+  uint64_t v[15] = {};
+  for (int field = 0; field < 15; ++field) {
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    const size_t end = std::min(rest.find(' '), rest.size());
+    if (end == 0) return std::nullopt;
+    if (field >= 11) {  // utime, stime, cutime, cstime
+      auto [p, ec] = std::from_chars(rest.data(), rest.data() + end, v[field]);
+      if (ec != std::errc() || p != rest.data() + end) return std::nullopt;
+    }
+    rest.remove_prefix(end);
+  }
+  return ProcessCpu{(v[11] + v[13]) * tick_ns, (v[12] + v[14]) * tick_ns};
+}
+
+std::optional<ProcessCpu> readProcessCpu(pid_t pid) {
+  auto stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return std::nullopt;
+  const long ticks = ::sysconf(_SC_CLK_TCK);
+  return parseProcessCpu(
+      *stat, ticks > 0 ? 1'000'000'000ULL / static_cast<uint64_t>(ticks) : 10'000'000ULL);
+}
+
 size_t countLiveDescendants(pid_t root) {
   // Parent of every live process, from "pid (comm) S ppid ...".
   std::vector<std::pair<pid_t, pid_t>> parent_of;

@@ -231,7 +231,20 @@ class Session {
   bool rescan_ = true;
   std::vector<std::string> warnings_;
   std::string kernel_refused_;  // why kernel time is not sampled
+  // Attach: each target's CPU when recording began and when last read.
+  std::unordered_map<pid_t, std::pair<ProcessCpu, ProcessCpu>> target_cpu_;
+  void readTargetCpu(bool first);
 };
+
+void Session::readTargetCpu(bool first) {
+  for (pid_t pid : opt_.pids) {
+    auto cpu = readProcessCpu(pid);
+    if (!cpu || (!first && target_cpu_.count(pid) == 0)) continue;
+    auto& [start, last] = target_cpu_[pid];
+    if (first) start = *cpu;
+    last = *cpu;
+  }
+}
 
 Status Session::addRing(Fd fd, size_t pages, int cpu, pid_t tid) {
   auto ring = perf::RingBuffer::map(fd.get(), pages);
@@ -509,6 +522,7 @@ Result<RecordOutcome> Session::run() {
     for (pid_t pid : listProcesses()) synthesize(pid);
   } else if (!launch) {
     for (pid_t pid : opt_.pids) synthesize(pid);
+    readTargetCpu(/*first=*/true);
   }
 
   auto apply = [&](const perf::Record& rec) { converter_->apply(rec); };
@@ -598,6 +612,7 @@ Result<RecordOutcome> Session::run() {
       if (g_stop.load() || pass_start >= deadline) break;
       if (pass_start - last_scan >= 100'000'000ULL) {
         last_scan = pass_start;
+        if (!opt_.system_wide) readTargetCpu(/*first=*/false);
         if (!opt_.system_wide && !targetsAlive()) break;
         if (mode_ == AttachMode::kPerThread && rescan_) {
           // Recording has begun: a thread that cannot be covered is worth a
@@ -670,8 +685,17 @@ Result<RecordOutcome> Session::run() {
   meta.throttle_events = outcome.stats.throttled;
   meta.unsampled_threads = outcome.stats.unsampled_threads;
   meta.unsampled_count = outcome.stats.unsampled_count;
-  meta.target_cpu_ns = launch ? user_ns + system_ns : 0;
-  meta.target_system_ns = launch ? system_ns : 0;
+  if (!launch && !opt_.system_wide) {
+    // Attached: what the targets' /proc/PID/stat counted while recording.
+    readTargetCpu(/*first=*/false);
+    for (const auto& [pid, cpu] : target_cpu_) {
+      const auto& [start, last] = cpu;
+      user_ns += last.user_ns >= start.user_ns ? last.user_ns - start.user_ns : 0;
+      system_ns += last.system_ns >= start.system_ns ? last.system_ns - start.system_ns : 0;
+    }
+  }
+  meta.target_cpu_ns = opt_.system_wide ? 0 : user_ns + system_ns;
+  meta.target_system_ns = opt_.system_wide ? 0 : system_ns;
   meta.exit_status = outcome.exit_status;
   return outcome;
 }

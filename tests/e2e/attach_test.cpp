@@ -180,6 +180,25 @@ TEST_F(AttachTest, CpuFilteredModeKeepsOnlyTheTarget) {
   EXPECT_NEAR(selfShare(p, "work_one()"), 10.0, 5.0);
 }
 
+// Attached, the targets' own CPU while recording comes from /proc and is
+// stated next to the sampled CPU.
+TEST_F(AttachTest, TheTargetsOwnCpuIsNextToTheSampledCpu) {
+  Background fixture({kFixtures + "fixture_until_signal"});
+  ASSERT_GT(fixture.pid(), 0);
+  sleepMs(100);
+  Ran r = record({"-F", "999", "-d", "1s", "-p", std::to_string(fixture.pid())});
+  ASSERT_EQ(r.status, 0) << r.err;
+  model::Profile p = load();
+  const double cpu = static_cast<double>(p.meta().target_cpu_ns);
+  ASSERT_GT(cpu, 0.1e9) << "the fixture burns CPU while attached";
+  // /proc counts in clock ticks (10 ms): allow for them.
+  EXPECT_NEAR(static_cast<double>(model::totals(p).weight), cpu, 0.1 * cpu + 20e6);
+  EXPECT_NE(r.err.find(" of the process's "), std::string::npos) << r.err;
+  Ran rep = runProcess({kStrobe, "report", db()});
+  EXPECT_NE(rep.out.find("   CPU sampled: "), std::string::npos) << rep.out;
+  EXPECT_NE(rep.out.find(" of the process's "), std::string::npos) << rep.out;
+}
+
 TEST_F(AttachTest, AttachEndsWhenTheTargetExitsAndNamesItsThreads) {
   Background fixture({kFixtures + "fixture_shares", "100000", "100"});
   ASSERT_GT(fixture.pid(), 0);

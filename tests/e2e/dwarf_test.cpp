@@ -176,6 +176,57 @@ TEST_F(DwarfTest, FramePointersLoseTheChain) {
       << r.err;
 }
 
+// fixture_phases' phase_one() and phase_two() set up no frame (leaves), so
+// the kernel's frame-pointer walk skips main: -g fp must not claim complete
+// stacks (it once said >99.9%), and -g auto, which unwinds the leaf with
+// CFI, must not claim 0% for stacks that start at _start (as it once did).
+TEST_F(DwarfTest, PhasesCompletenessUnderFpAndAuto) {
+  for (const std::string mode : {"fp", "auto"}) {
+    SCOPED_TRACE(mode);
+    const std::string work = makeTempDir();
+    int pid = startProcess({kStrobe, "record", "-F", "999", "-g", mode, "-o", db(), "--",
+                            STROBE_BINARY_DIR "/tests/fixtures/fixture_phases", work},
+                           work);
+    ASSERT_GT(pid, 0);
+    ASSERT_TRUE(waitForFile(work + "/ready"));
+    touch(work + "/go-1");
+    ASSERT_TRUE(waitForFile(work + "/done-1"));
+    touch(work + "/go-2");
+    ASSERT_TRUE(waitForFile(work + "/done-2"));
+    touch(work + "/quit");
+    Ran r = waitProcess(pid, work);
+    removeTree(work);
+    ASSERT_EQ(r.status, 0) << r.err;
+    model::Profile p = load();
+    uint64_t phases = 0;
+    uint64_t with_main = 0;
+    uint64_t with_marker = 0;
+    for (const model::Sample& s : p.samples()) {
+      std::vector<std::string> names;
+      p.forEachFrame(s.stack, [&](model::LocationId l) { names.push_back(functionOf(p, l)); });
+      if (!names.empty() && names[0] == "[kernel]") names.erase(names.begin());
+      if (names.size() < 2 || names[0].rfind("phase_", 0) != 0) continue;
+      phases += s.weight;
+      if (names[1] == "main") with_main += s.weight;
+      if (names[1] == "[missing caller]") with_marker += s.weight;
+    }
+    ASSERT_GT(phases, 0u);
+    const model::StackCompleteness c = model::stackCompleteness(p);
+    if (mode == "fp") {
+      EXPECT_EQ(with_main, 0u);
+      EXPECT_GT(static_cast<double>(with_marker), 0.95 * static_cast<double>(phases));
+      EXPECT_LT(static_cast<double>(c.reached), 0.05 * static_cast<double>(c.total));
+      EXPECT_NE(r.err.find("skipped the caller of a function without a frame pointer ([missing "
+                           "caller]): try -g auto"),
+                std::string::npos)
+          << r.err;
+    } else {
+      EXPECT_GT(static_cast<double>(with_main), 0.99 * static_cast<double>(phases));
+      EXPECT_GT(static_cast<double>(c.reached), 0.99 * static_cast<double>(c.total)) << r.err;
+    }
+  }
+}
+
 TEST_F(DwarfTest, ASmallStackCopyIsReportedAsTruncated) {
   Ran r = record("dwarf,256", {"100000", "200"});
   ASSERT_EQ(r.status, 0) << r.err;
