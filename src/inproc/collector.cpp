@@ -11,7 +11,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "model/synthetic_frames.hpp"
 #include "symbolize/symbolizer.hpp"
+#include "unwind/unwinder.hpp"
 
 namespace strobe::inproc {
 namespace {
@@ -57,6 +59,26 @@ const MapEntry* findMap(const std::vector<MapEntry>& maps, uint64_t addr) {
   --it;
   return addr < it->end ? &*it : nullptr;
 }
+
+// This process's executable mappings as the unwinder sees them: a module
+// is a mapping's index, its file the mapping's path.
+class SelfMaps final : public unwind::AddressMap {
+ public:
+  explicit SelfMaps(const std::vector<MapEntry>& maps) : maps_(maps) {}
+  bool find(uint64_t avma, uint32_t& module, uint64_t& file_offset) const override {
+    const MapEntry* e = findMap(maps_, avma);
+    if (e == nullptr) return false;
+    module = static_cast<uint32_t>(e - maps_.data());
+    file_offset = avma - e->start + e->pgoff;
+    return true;
+  }
+  std::string modulePath(uint32_t module) const override {
+    return module < maps_.size() ? maps_[module].path : std::string();
+  }
+
+ private:
+  const std::vector<MapEntry>& maps_;
+};
 
 std::vector<std::string> selfCommand() {
   std::vector<std::string> argv;
@@ -170,9 +192,26 @@ model::Profile Collector::toProfile(const SessionInfo& info,
   for (const auto& [tid, name] : thread_names_) {
     p.setThread(model::Thread{tid, m.pid, name});
   }
+  // Both engines walk frame pointers from the sampled pc: a leaf that had
+  // not set up its frame there (by its CFI) hid its caller from the walk,
+  // and a [missing caller] frame says so (model/synthetic_frames.hpp).
+  unwind::Unwinder fp_check;
+  SelfMaps self_maps(maps);
+  std::vector<model::StackId> marked(nodes_.size(), model::kNone);
+  auto leafStack = [&](uint32_t leaf) {
+    const Node& n = nodes_[leaf];
+    if (n.parent == kRoot || fp_check.framePointerSetUp(self_maps, n.address) != false) {
+      return stack_of[leaf];
+    }
+    if (marked[leaf] == model::kNone) {
+      model::StackId gap = p.internStack(stack_of[n.parent], model::missingCallerLocation(p));
+      marked[leaf] = p.internStack(gap, p.stacks()[stack_of[leaf]].location);
+    }
+    return marked[leaf];
+  };
   for (const RawSample& s : samples_) {
     uint64_t t = s.time_ns >= info.start_monotonic_ns ? s.time_ns - info.start_monotonic_ns : 0;
-    p.addSample(model::Sample{t, s.tid, 0, stack_of[s.leaf], s.weight});
+    p.addSample(model::Sample{t, s.tid, 0, leafStack(s.leaf), s.weight});
   }
   symbolize::Symbolizer sym;
   Status st = sym.symbolize(p);

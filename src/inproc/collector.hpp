@@ -6,7 +6,10 @@
 // /proc/self/task/TID/comm, then the Symbolizer.
 //
 // Frames are given leaf first, as captured: add() moves every frame but the
-// leaf to return address − 1 (into the call instruction).
+// leaf to return address − 1 (into the call instruction). A leaf whose
+// frame pointer was not set up when sampled (by its CFI) gets a [missing
+// caller] frame above it: the engines' frame-pointer walks skipped its
+// caller.
 // Owns: its tables. Thread safety: none; the drain thread owns it during a
 // session, then the stopping thread. Not async-signal-safe (allocates).
 #pragma once

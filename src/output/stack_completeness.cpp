@@ -31,15 +31,17 @@ std::string stackCompletenessLine(const model::Profile& p) {
   if (c.total == 0) return {};
   auto pct = [&](uint64_t n) { return completenessShare(n, c.total); };
   const model::Meta& m = p.meta();
+  // Advice on -g is for `strobe record` and `top`; libstrobe's profiles
+  // (no target) have no -g to change.
+  const std::string try_auto = m.target.empty() ? "" : ": try -g auto";
   const std::string of = model::isTimeEvent(m.event)
                              ? "the sampled CPU"
                              : fmt::format("the sampled {}", model::eventUnit(m.event));
   std::string line = fmt::format("{} of {} reached the thread's entry", pct(c.reached), of);
   if (c.missing_caller > 0) {
     line += fmt::format(
-        "; {} skipped the caller of a function without a frame pointer ([missing caller]): try "
-        "-g auto",
-        pct(c.missing_caller));
+        "; {} skipped the caller of a function without a frame pointer ([missing caller]){}",
+        pct(c.missing_caller), try_auto);
   }
   if (c.stack_copy > 0) {
     const uint32_t copy = m.stack_copy_bytes;
@@ -65,7 +67,7 @@ std::string stackCompletenessLine(const model::Profile& p) {
       line += fmt::format("; {} have no call stack (-g none)", pct(c.ended));
     } else if (m.call_graph == "fp") {
       line +=
-          fmt::format("; {} ended early (broken frame-pointer chain): try -g auto", pct(c.ended));
+          fmt::format("; {} ended early (broken frame-pointer chain){}", pct(c.ended), try_auto);
     } else if (m.call_graph == "dwarf" || m.call_graph == "auto") {
       line += fmt::format("; {} ended early in the frame-pointer chain", pct(c.ended));
     } else {

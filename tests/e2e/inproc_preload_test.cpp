@@ -52,6 +52,16 @@ TEST_F(PreloadTest, ProfilesAnUnmodifiedProgramToExit) {
   EXPECT_NEAR(selfPct(report, "work_six()"), 60.0, 4.0) << report;
   EXPECT_NEAR(selfPct(report, "work_three()"), 30.0, 4.0) << report;
   EXPECT_NEAR(selfPct(report, "work_one()"), 10.0, 4.0) << report;
+  // The work functions are leaves without a frame: the frame-pointer walk
+  // skipped worker(int), and the stacks line says so rather than claiming
+  // complete stacks.
+  const size_t stacks = report.find("\nstacks:    ");
+  ASSERT_NE(stacks, std::string::npos) << report;
+  const std::string line = report.substr(stacks + 12, report.find('\n', stacks + 1) - stacks - 12);
+  EXPECT_NE(line.find("skipped the caller of a function without a frame pointer ([missing "
+                      "caller])"),
+            std::string::npos)
+      << line;
 }
 
 // Unprivileged, the perf engine's rings come out of a small locked-memory

@@ -23,6 +23,7 @@ struct Builder {
     p.meta().call_graph = mode;
     p.meta().stack_copy_bytes = copy;
     p.meta().event = "cpu-clock";
+    p.meta().target = "command";
     model::ModuleId libc = p.internModule("/usr/lib/libc.so.6", "");
     model::FunctionId f_clone = p.internFunction("clone3", "clone3", "", 0);
     model::FunctionId f_work = p.internFunction("work()", "_Z4workv", "", 0);
@@ -115,6 +116,17 @@ TEST(StackCompleteness, AMissingCallerIsNeverComplete) {
   EXPECT_EQ(stackCompletenessLine(b.p),
             "10.0% of the sampled CPU reached the thread's entry; 90.0% skipped the caller of a "
             "function without a frame pointer ([missing caller]): try -g auto");
+}
+
+TEST(StackCompleteness, LibstrobeProfilesGetNoAdviceOnMinusG) {
+  Builder b("fp");
+  b.p.meta().target.clear();  // libstrobe's profiles name no target
+  b.add(Shape::kMissingCaller, StackEnd::kNotJudged, 1)
+      .add(Shape::kPartial, StackEnd::kNotJudged, 1);
+  EXPECT_EQ(stackCompletenessLine(b.p),
+            "0.0% of the sampled CPU reached the thread's entry; 50.0% skipped the caller of a "
+            "function without a frame pointer ([missing caller]); 50.0% ended early (broken "
+            "frame-pointer chain)");
 }
 
 TEST(StackCompleteness, AKernelThreadHasNoUserStackToReach) {
