@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -35,7 +36,8 @@ namespace {
 // another ring by at most the time a pass takes; hold records this long.
 constexpr uint64_t kReorderSlackNs = 20'000'000;
 constexpr int kPollTimeoutMs = 100;
-// Per-thread rings are small: there may be a thousand of them.
+// Per-thread rings are small: there may be a thousand of them (larger with
+// a stack copy per sample: see perThreadRingPages).
 constexpr size_t kPerThreadRingPages = 8;
 // Descriptors kept free for everything else strobe opens (files, SQLite).
 constexpr int kReservedFds = 64;
@@ -196,6 +198,13 @@ class Session {
   size_t ringBytes(size_t pages) const {
     return pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   }
+  // A per-thread ring: kPerThreadRingPages, or room for four samples with
+  // their stack copies (-g dwarf / auto), at most --mmap-pages.
+  size_t perThreadRingPages() const {
+    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    const size_t need = (4 * (size_t{opt_.stack_copy_bytes} + 512) + page - 1) / page;
+    return std::min(opt_.mmap_pages, std::max(kPerThreadRingPages, std::bit_ceil(need)));
+  }
   Status addRing(Fd fd, size_t pages, int cpu, pid_t tid);
   Status openLaunch(pid_t child);
   Status openSystem();
@@ -306,7 +315,7 @@ Status Session::coverThread(pid_t tid) {
     if (!fd) return fd.takeError();
     ++events_opened_;
     if (auto st = perf::enableEvent(fd->get()); !st) return st;
-    return addRing(std::move(*fd), std::min(opt_.mmap_pages, kPerThreadRingPages), -1, tid);
+    return addRing(std::move(*fd), perThreadRingPages(), -1, tid);
   }
   for (int cpu : cpus_) {
     auto fd = perf::openEvent(attr_, tid, cpu);
@@ -379,11 +388,10 @@ Status Session::openAttach() {
     }
     return {};
   }
-  attr_ = perf::makeAttr(
-      spec_, mode_ == AttachMode::kInherit, /*enable_on_exec=*/false,
-      mode_ == AttachMode::kInherit
-          ? wakeup
-          : static_cast<uint32_t>(ringBytes(std::min(opt_.mmap_pages, kPerThreadRingPages)) / 4));
+  attr_ = perf::makeAttr(spec_, mode_ == AttachMode::kInherit, /*enable_on_exec=*/false,
+                         mode_ == AttachMode::kInherit
+                             ? wakeup
+                             : static_cast<uint32_t>(ringBytes(perThreadRingPages()) / 4));
   // Check every target first, so an unknown or forbidden pid is reported as such.
   return coverThreads();
 }

@@ -416,8 +416,9 @@ TEST_F(RecordTest, SignalSentToStrobeIsForwardedAndRecordingWritten) {
 
 TEST_F(RecordTest, LostSamplesAreCountedAndWarnedAbout) {
   // Stop strobe (not the command) long enough for a one-page ring to overflow.
-  std::vector<std::string> argv = {kStrobe, "record", "-F", "4000", "--mmap-pages",
-                                   "1",     "-o",     db(), "--",   kFixtures + "fixture_shares"};
+  std::vector<std::string> argv = {kStrobe, "record", "-F",           "4000",
+                                   "-g",    "fp",     "--mmap-pages", "1",
+                                   "-o",    db(),     "--",           kFixtures + "fixture_shares"};
   int pid = startProcess(argv, dir_);
   ASSERT_GT(pid, 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
