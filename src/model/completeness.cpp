@@ -54,7 +54,7 @@ StackCompleteness stackCompleteness(const Profile& p) {
   std::vector<uint8_t> missing(stacks.size(), 0);
   for (size_t s = 0; s < stacks.size(); ++s) {
     const StackNode& n = stacks[s];
-    const uint8_t k = n.location < kind.size() ? kind[n.location] : kPlain;
+    const uint8_t k = n.location < kind.size() ? kind[n.location] : static_cast<uint8_t>(kPlain);
     const bool has_parent = n.parent != kNone && n.parent < s;
     // [kernel] as the root-most frame: a stack with no user part.
     entry[s] = k == kEntry || (k == kKernel && !has_parent) || (has_parent && entry[n.parent]);

@@ -6,6 +6,7 @@
 
 #include "model/aggregate.hpp"
 #include "model/completeness.hpp"
+#include "model/measure.hpp"
 
 namespace strobe::output {
 namespace {
@@ -34,9 +35,12 @@ std::string stackCompletenessLine(const model::Profile& p) {
   // Advice on -g is for `strobe record` and `top`; libstrobe's profiles
   // (no target) have no -g to change.
   const std::string try_auto = m.target.empty() ? "" : ": try -g auto";
-  const std::string of = model::isTimeEvent(m.event)
-                             ? "the sampled CPU"
-                             : fmt::format("the sampled {}", model::eventUnit(m.event));
+  // The view's time (CPU, off-CPU, or both in the wall view) or the event's count.
+  const model::Measure measure = model::measureOf(p);
+  const std::string of = !measure.time() ? fmt::format("the sampled {}", model::eventUnit(m.event))
+                         : measure.view == model::View::kCpu
+                             ? std::string("the sampled CPU")
+                             : fmt::format("the sampled {} time", measure.label);
   std::string line = fmt::format("{} of {} reached the thread's entry", pct(c.reached), of);
   if (c.missing_caller > 0) {
     line += fmt::format(

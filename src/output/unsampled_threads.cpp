@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <span>
+
 #include "model/aggregate.hpp"
+#include "model/measure.hpp"
 #include "output/text_report.hpp"
 
 namespace strobe::output {
@@ -48,8 +51,14 @@ std::string targetOwner(const model::Meta& m) {
 
 std::string sampledCpuText(const model::Profile& p) {
   const model::Meta& m = p.meta();
-  std::string sampled = formatDuration(model::totals(p).weight);
-  if (m.target_cpu_ns == 0 || !model::isTimeEvent(m.event)) return sampled;
+  // CPU samples only: off-CPU intervals (record --off-cpu) are not CPU the
+  // target used, and wall-mode samples (libstrobe) are not CPU time at all.
+  if (model::kindOfEvent(m.event) != model::SampleKind::kCpu) {
+    return formatDuration(model::totals(p).weight);
+  }
+  std::string sampled =
+      formatDuration(model::timeSplit(std::span<const model::Sample>(p.samples())).cpu_ns);
+  if (m.target_cpu_ns == 0) return sampled;
   return fmt::format("{} of {} {}", sampled, targetOwner(m), formatDuration(m.target_cpu_ns));
 }
 

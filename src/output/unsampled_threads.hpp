@@ -26,8 +26,10 @@ namespace strobe::output {
 std::string unsampledThreadsLine(const model::Meta& m);
 // The line without a trailing newline; "" when no thread was refused.
 std::string refusedThreadsLine(const model::Profile& p);
-// The sampled CPU, and the target's own CPU when known (time events):
-// "1.90 s of the command's 1.93 s", or "1.90 s".
+// The sampled CPU (the CPU samples only, whatever the view: off-CPU
+// intervals are left out), and the target's own CPU when known: "1.90 s of
+// the command's 1.93 s", or "1.90 s". For libstrobe's wall mode, the
+// sampled wall time.
 std::string sampledCpuText(const model::Profile& p);
 // The line without a trailing newline; "" when kernel time was sampled (or
 // the recording does not say).

@@ -45,6 +45,13 @@ constexpr Field kFields[] = {
     {"target_system_ns", &Meta::target_system_ns},
     {"kernel_time", &Meta::kernel_time},
     {"kernel_refused", &Meta::kernel_refused},
+    {"dropped_spans", &Meta::dropped_spans},
+    {"off_cpu", &Meta::off_cpu},
+    {"off_cpu_min_ns", &Meta::off_cpu_min_ns},
+    {"off_cpu_short_count", &Meta::off_cpu_short_count},
+    {"off_cpu_short_ns", &Meta::off_cpu_short_ns},
+    {"switch_records_lost", &Meta::switch_records_lost},
+    {"switch_unpaired", &Meta::switch_unpaired},
 };
 
 template <typename T>
