@@ -62,8 +62,12 @@ StackCompleteness stackCompleteness(const Profile& p) {
   }
   StackCompleteness c;
   for (const Sample& x : p.samples()) {
+    if (x.stack == kNone) {
+      c.no_stack += x.weight;
+      continue;
+    }
     c.total += x.weight;
-    const bool known = x.stack != kNone && x.stack < stacks.size();
+    const bool known = x.stack < stacks.size();
     if (known && missing[x.stack]) {
       c.missing_caller += x.weight;
       continue;

@@ -34,6 +34,10 @@ struct StackCompleteness {
   uint64_t bad_frame = 0;       // truncated: unmapped code or an inconsistent frame
   uint64_t unknown_entry = 0;   // the unwinder reached an outermost frame that is no known entry
   uint64_t ended = 0;           // the frame-pointer chain ended before an entry function
+  // Not in total: samples with no stack at all, which no report draws (an
+  // off-CPU interval whose switch-out was not recorded: the thread was off
+  // CPU when recording began).
+  uint64_t no_stack = 0;
 };
 
 StackCompleteness stackCompleteness(const Profile& p);

@@ -7,6 +7,7 @@
 #include "model/aggregate.hpp"
 #include "model/completeness.hpp"
 #include "model/measure.hpp"
+#include "output/text_report.hpp"
 
 namespace strobe::output {
 namespace {
@@ -37,10 +38,10 @@ std::string stackCompletenessLine(const model::Profile& p) {
   const std::string try_auto = m.target.empty() ? "" : ": try -g auto";
   // The view's time (CPU, off-CPU, or both in the wall view) or the event's count.
   const model::Measure measure = model::measureOf(p);
-  const std::string of = !measure.time() ? fmt::format("the sampled {}", model::eventUnit(m.event))
-                         : measure.view == model::View::kCpu
-                             ? std::string("the sampled CPU")
-                             : fmt::format("the sampled {} time", measure.label);
+  const std::string of =
+      !model::isTimeEvent(m.event)        ? fmt::format("the sampled {}", model::eventUnit(m.event))
+      : measure.view == model::View::kCpu ? std::string("the sampled CPU")
+                                          : fmt::format("the sampled {} time", measure.label);
   std::string line = fmt::format("{} of {} reached the thread's entry", pct(c.reached), of);
   if (c.missing_caller > 0) {
     line += fmt::format(
@@ -77,6 +78,11 @@ std::string stackCompletenessLine(const model::Profile& p) {
     } else {
       line += fmt::format("; {} ended early", pct(c.ended));
     }
+  }
+  if (c.no_stack > 0) {
+    // No report draws these: said apart, not among the shares above.
+    line += fmt::format("; not counted: {} with no stack (off CPU since before recording began)",
+                        formatWeight(c.no_stack, measure));
   }
   return line;
 }

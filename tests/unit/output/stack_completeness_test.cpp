@@ -141,6 +141,29 @@ TEST(StackCompleteness, NoSamplesNoLine) {
   EXPECT_EQ(stackCompletenessLine(p), "");
 }
 
+// With off-CPU time (record --off-cpu) the line is of the view's time, and
+// an interval with no stack at all (a thread off CPU when recording began),
+// which no report draws, is said apart instead of counted as incomplete.
+TEST(StackCompleteness, OffCpuViewsAndIntervalsWithoutAStack) {
+  Builder b("auto");
+  b.p.meta().off_cpu = 1;
+  b.add(Shape::kEntry, StackEnd::kNotJudged, 3);
+  model::Sample off{0, 1, 0, b.full, 1000, StackEnd::kNotJudged};
+  off.kind = model::SampleKind::kOffCpu;
+  b.p.addSample(off);
+  off.stack = model::kNone;
+  off.weight = 2'000'000;
+  b.p.addSample(off);
+  EXPECT_EQ(stackCompletenessLine(b.p),
+            "100.0% of the sampled wall time reached the thread's entry; not counted: 2.0 ms "
+            "with no stack (off CPU since before recording began)");
+  b.p.setView(model::View::kOffCpu);
+  EXPECT_EQ(stackCompletenessLine(b.p).substr(0, 45),
+            "100.0% of the sampled off-CPU time reached th");
+  b.p.setView(model::View::kCpu);
+  EXPECT_EQ(stackCompletenessLine(b.p).substr(0, 40), "100.0% of the sampled CPU reached the th");
+}
+
 TEST(ThreadEntries, TheUsualRuntimesAreKnown) {
   for (const char* name :
        {"_start", "__libc_start_main", "__libc_start_main@@GLIBC_2.34", "__libc_start_call_main",
