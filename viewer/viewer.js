@@ -165,8 +165,9 @@
   var nodeSelf = new Float64Array(nN), nodeTotal = new Float64Array(nN);
   var nodeOff = new Float64Array(nN);  // the off-CPU part of nodeTotal
   var nodeSelfN = new Float64Array(nN), nodeTotalN = new Float64Array(nN);
-  var rootTotal = 0, rootSamples = 0, allWeight = 0;
+  var rootTotal = 0, rootSamples = 0, allWeight = 0, cpuWeight = 0;
   for (var s = 0; s < nS; s++) allWeight += sWeight[s];
+  cpuWeight = allWeight;  // the CPU samples; off-CPU intervals are the o* arrays
   for (s = 0; s < nO; s++) allWeight += oWeight[s];
 
   function lowerBound(lo, hi, t, T) {
@@ -206,7 +207,7 @@
   function samplesOf(x) { return x === ROOT ? rootSamples : nodeTotalN[x]; }
 
   // ---- header -------------------------------------------------------------
-  var command = (meta.command || []).join(" ") || meta.source || "profile";
+  var command = meta.target || (meta.command || []).join(" ") || meta.source || "profile";
   $("command").textContent = command;
   document.title = "strobe: " + command;
   $("summary").textContent = [
@@ -214,7 +215,12 @@
     grouped(nS) + " samples",
     nO ? grouped(nO) + " off-CPU intervals" : "",
     nT + (nT === 1 ? " thread" : " threads"),
-    amount(allWeight) + (TIME ? " " + LABEL : "") + (meta.view === "wall" && nO ? " (CPU + off-CPU)" : TIME ? " sampled" : ""),
+    amount(allWeight) + (TIME ? " " + LABEL : "") + (meta.view === "wall" && nO ? " (CPU + off-CPU)" : TIME ? " sampled" : "") +
+      // The target's own CPU (cpu-clock and task-clock recordings) next to
+      // the CPU part of what was sampled, so a gap shows.
+      (meta.target_cpu_ns && !nO && meta.view !== "off-cpu" ? " of " + duration(meta.target_cpu_ns) + " used" : ""),
+    meta.target_cpu_ns && nO && meta.view !== "off-cpu"
+      ? duration(cpuWeight) + " CPU sampled of " + duration(meta.target_cpu_ns) + " used" : "",
     meta.event + (meta.frequency ? " at " + meta.frequency + " Hz" : ""),
     meta.lost_samples ? grouped(meta.lost_samples) + " lost" : "",
     meta.start_unix_ms ? "started " + new Date(meta.start_unix_ms).toISOString() : "",

@@ -64,11 +64,14 @@ typedef enum strobe_engine {
 
 /* Always fill with strobe_options_init() first: fields are added at the end. */
 typedef struct strobe_options {
-  uint32_t frequency;      /* samples per second per thread; default 99 */
-  strobe_mode mode;        /* default STROBE_MODE_CPU */
-  uint32_t max_depth;      /* frames kept per sample; default 64, at most 256 */
-  uint32_t buffer_samples; /* per-thread buffer, in samples; default 1024 */
-  strobe_engine engine;    /* default STROBE_ENGINE_AUTO */
+  uint32_t frequency; /* samples per second per thread; default 99 */
+  strobe_mode mode;   /* default STROBE_MODE_CPU */
+  uint32_t max_depth; /* frames kept per sample; default 64, at most 256 */
+  /* Timer engine: the per-thread buffer, in samples (2 to 1048576); default
+   * 0: sized from the rate, to hold 250 ms of samples (docs/LIBSTROBE.md
+   * gives the memory per thread). */
+  uint32_t buffer_samples;
+  strobe_engine engine; /* default STROBE_ENGINE_AUTO */
   /* The sampled event, as `strobe record -e`: "cpu-clock" (NULL: the
    * default) or "task-clock" with either engine; others ("page-faults",
    * "cycles", ... where the machine has them) with the perf engine only. */
@@ -110,6 +113,13 @@ STROBE_API int strobe_report(FILE* out);
 
 /* "perf" or "timer": the engine of the running or last session ("" if none). */
 STROBE_API const char* strobe_engine_name(void);
+
+/* Why the running or last session did not use the perf engine although
+ * STROBE_ENGINE_AUTO asked for it first: the perf engine's error, one line,
+ * e.g. "perf_event_open is blocked by a seccomp filter (in a container?),
+ * ..." ("" when perf was used, or not tried: timer engine or wall mode
+ * asked for). */
+STROBE_API const char* strobe_engine_fallback_reason(void);
 
 /* Samples of the last (or running) session dropped because a per-thread
  * buffer was full or the kernel lost them. */

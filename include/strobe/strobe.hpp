@@ -60,7 +60,7 @@ struct Options {
   uint32_t frequency = 99;
   strobe_mode mode = STROBE_MODE_CPU;
   uint32_t max_depth = 64;
-  uint32_t buffer_samples = 1024;
+  uint32_t buffer_samples = 0;  // timer engine: 0 sizes it from the rate
   strobe_engine engine = STROBE_ENGINE_AUTO;
   std::string event = "cpu-clock";  // as `strobe record -e`
   bool kernel = false;              // kernel frames too (perf engine)
@@ -127,6 +127,8 @@ class Session {
     return out;
   }
   [[nodiscard]] std::string engine() const { return strobe_engine_name(); }
+  // Why the perf engine was not used ("" when it was); see strobe.h.
+  [[nodiscard]] std::string engineFallbackReason() const { return strobe_engine_fallback_reason(); }
   [[nodiscard]] uint64_t dropped() const { return strobe_dropped_samples(); }
   [[nodiscard]] uint64_t droppedSpans() const { return strobe_dropped_spans(); }
   [[nodiscard]] uint64_t samples() const { return strobe_sample_count(); }

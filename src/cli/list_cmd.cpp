@@ -69,9 +69,12 @@ int runList(const ListArgs& a) {
   fmt::print("{:<{}}  {:<19}  {:>9}  {:>8}  {}\n", "FILE", width, "START", "DURATION", "SAMPLES",
              "COMMAND");
   for (const auto& e : entries) {
+    model::Meta m;
+    m.command = e.s.command;
+    m.target = e.s.target;
     fmt::print("{:<{}}  {:<19}  {:>9}  {:>8}  {}\n", e.file, width,
                startTime(e.s.start_realtime_ns), output::formatDuration(e.s.duration_ns),
-               e.s.samples, output::formatCommand(e.s.command));
+               e.s.samples, output::formatTarget(m));
   }
   return 0;
 }

@@ -17,7 +17,9 @@ namespace strobe::cli {
 
 struct RecordArgs {
   uint32_t frequency = 99;
-  std::string call_graph = "fp";
+  // auto: complete stacks through Debian's libraries (built without frame
+  // pointers) at no more cost to the target than fp (docs/BENCHMARKS.md).
+  std::string call_graph = "auto";
   std::string output = "strobe.db";  // record only
   size_t mmap_pages = 128;
   std::vector<std::string> command;

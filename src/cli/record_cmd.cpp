@@ -18,8 +18,8 @@
 #include "cli/exit_codes.hpp"
 #include "cli/record_args.hpp"
 #include "model/aggregate.hpp"
-#include "output/span_table.hpp"
 #include "model/measure.hpp"
+#include "output/span_table.hpp"
 #include "output/stack_completeness.hpp"
 #include "output/text_report.hpp"
 #include "output/unsampled_threads.hpp"
@@ -62,11 +62,12 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
   double cpu_s = static_cast<double>(split.cpu_ns) / 1e9;
   double rate = cpu_s > 0 ? static_cast<double>(split.cpu_samples) / cpu_s : 0.0;
   std::FILE* err = stderr;
+  const std::string threads = t.threads == 1 ? "1 thread" : fmt::format("{} threads", t.threads);
   if (m.off_cpu != 0) {
     fmt::print(err,
-               "strobe: recorded {} ({}), {} threads, {} samples, {:.0f} samples per CPU-second, "
+               "strobe: recorded {} ({}), {}, {} samples, {:.0f} samples per CPU-second, "
                "{} lost; {} off-CPU intervals\n",
-               output::formatTarget(m), output::formatDuration(m.duration_ns), t.threads,
+               output::formatTarget(m), output::formatDuration(m.duration_ns), threads,
                split.cpu_samples, rate, out.stats.lost, split.off_cpu_samples);
     // The header's time and off-CPU lines, without its per-thread table,
     // each as "strobe: LABEL: TEXT".
@@ -94,14 +95,34 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
     }
   } else if (model::isTimeEvent(m.event)) {
     fmt::print(err,
-               "strobe: recorded {} ({}), {} threads, {} samples, {:.0f} samples per CPU-second, "
-               "{} lost\n",
-               output::formatTarget(m), output::formatDuration(m.duration_ns), t.threads, t.samples,
-               rate, out.stats.lost);
+               "strobe: recorded {} ({}), {}, {} samples, CPU sampled {}, {:.0f} samples per "
+               "CPU-second, {} lost\n",
+               output::formatTarget(m), output::formatDuration(m.duration_ns), threads, t.samples,
+               output::sampledCpuText(p), rate, out.stats.lost);
   } else {
-    fmt::print(err, "strobe: recorded {} ({}), {} threads, {} samples of {} ({} {}), {} lost\n",
-               output::formatTarget(m), output::formatDuration(m.duration_ns), t.threads, t.samples,
+    fmt::print(err, "strobe: recorded {} ({}), {}, {} samples of {} ({} {}), {} lost\n",
+               output::formatTarget(m), output::formatDuration(m.duration_ns), threads, t.samples,
                m.event, t.weight, model::eventUnit(m.event), out.stats.lost);
+  }
+  // A command that failed at once, or ran too briefly for a sample, is said
+  // to have done so: "0 samples" alone would hide it.
+  if (m.target == "command" && out.command_ns != 0 && (t.samples == 0 || m.exit_status != 0)) {
+    std::string what = fmt::format("the command exited with status {} after {}", m.exit_status,
+                                   output::formatDuration(out.command_ns));
+    if (t.samples != 0) {
+      fmt::print(err, "strobe: {}\n", what);
+    } else if (m.frequency != 0 && model::isTimeEvent(m.event) &&
+               m.target_cpu_ns < 1'000'000'000ULL / m.frequency) {
+      fmt::print(err,
+                 "strobe: no sample was taken: {}, less than one sampling period ({} of CPU at "
+                 "{} Hz)\n",
+                 what, output::formatDuration(1'000'000'000ULL / m.frequency), m.frequency);
+    } else {
+      fmt::print(err, "strobe: no sample was taken: {}\n", what);
+    }
+  }
+  if (std::string s = output::kernelTimeLine(m); !s.empty()) {
+    logWarning(s, output::kKernelTimeHint);
   }
   // Lost samples are counted per ring: one slow ring is worth a warning even
   // when the others were drained in time.

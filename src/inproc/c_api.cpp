@@ -14,6 +14,7 @@ namespace {
 
 thread_local std::string t_error;
 thread_local std::string t_engine;
+thread_local std::string t_fallback;
 
 int fail(const strobe::Error& e) {
   t_error = e.describe();
@@ -36,7 +37,7 @@ void strobe_options_init(strobe_options* opt) {
   opt->frequency = 99;
   opt->mode = STROBE_MODE_CPU;
   opt->max_depth = 64;
-  opt->buffer_samples = 1024;
+  opt->buffer_samples = 0;
   opt->engine = STROBE_ENGINE_AUTO;
   opt->event = nullptr;
   opt->kernel = 0;
@@ -148,6 +149,11 @@ int strobe_report(FILE* out) {
 const char* strobe_engine_name(void) {
   t_engine = strobe::inproc::engineName();
   return t_engine.c_str();
+}
+
+const char* strobe_engine_fallback_reason(void) {
+  t_fallback = strobe::inproc::engineFallbackReason();
+  return t_fallback.c_str();
 }
 
 uint64_t strobe_dropped_samples(void) {

@@ -15,9 +15,11 @@
 #include "inproc/jit_registry.hpp"
 #include "model/measure.hpp"
 #include "model/module_path.hpp"
+#include "model/synthetic_frames.hpp"
 #include "perf/records.hpp"
 #include "symbolize/jit_files.hpp"
 #include "symbolize/symbolizer.hpp"
+#include "unwind/unwinder.hpp"
 
 namespace strobe::inproc {
 namespace {
@@ -86,6 +88,26 @@ void addJitCode(model::Profile& p, const std::vector<MapEntry>& maps, const Sess
   }
 }
 
+// This process's executable mappings as the unwinder sees them: a module
+// is a mapping's index, its file the mapping's path.
+class SelfMaps final : public unwind::AddressMap {
+ public:
+  explicit SelfMaps(const std::vector<MapEntry>& maps) : maps_(maps) {}
+  bool find(uint64_t avma, uint32_t& module, uint64_t& file_offset) const override {
+    const MapEntry* e = findMap(maps_, avma);
+    if (e == nullptr) return false;
+    module = static_cast<uint32_t>(e - maps_.data());
+    file_offset = avma - e->start + e->pgoff;
+    return true;
+  }
+  std::string modulePath(uint32_t module) const override {
+    return module < maps_.size() ? maps_[module].path : std::string();
+  }
+
+ private:
+  const std::vector<MapEntry>& maps_;
+};
+
 std::vector<std::string> selfCommand() {
   std::vector<std::string> argv;
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
@@ -143,6 +165,10 @@ void Collector::add(int32_t tid, uint64_t time_ns, uint64_t weight, const uint64
 void Collector::noteThread(int32_t tid) {
   std::string name = threadName(tid);
   if (!name.empty() || !thread_names_.contains(tid)) thread_names_[tid] = std::move(name);
+}
+
+void Collector::nameThread(int32_t tid, std::string name) {
+  if (!name.empty()) thread_names_[tid] = std::move(name);
 }
 
 void Collector::addSpan(const channel::SpanEvent& s) {
@@ -228,11 +254,28 @@ model::Profile Collector::toProfile(const SessionInfo& info,
     };
     p.addSpan(model::Span{s.tid, s.depth, rel(s.start_ns), rel(s.end_ns), span_name[s.name]});
   }
+  // Both engines walk frame pointers from the sampled pc: a leaf that had
+  // not set up its frame there (by its CFI) hid its caller from the walk,
+  // and a [missing caller] frame says so (model/synthetic_frames.hpp).
+  unwind::Unwinder fp_check;
+  SelfMaps self_maps(maps);
+  std::vector<model::StackId> marked(nodes_.size(), model::kNone);
+  auto leafStack = [&](uint32_t leaf) {
+    const Node& n = nodes_[leaf];
+    if (n.parent == kRoot || fp_check.framePointerSetUp(self_maps, n.address) != false) {
+      return stack_of[leaf];
+    }
+    if (marked[leaf] == model::kNone) {
+      model::StackId gap = p.internStack(stack_of[n.parent], model::missingCallerLocation(p));
+      marked[leaf] = p.internStack(gap, p.stacks()[stack_of[leaf]].location);
+    }
+    return marked[leaf];
+  };
   // Wall mode samples wall-clock time, cpu mode CPU time (model/measure.hpp).
   const model::SampleKind kind = model::kindOfEvent(m.event);
   for (const RawSample& s : samples_) {
     uint64_t t = s.time_ns >= info.start_monotonic_ns ? s.time_ns - info.start_monotonic_ns : 0;
-    model::Sample sample{t, s.tid, 0, stack_of[s.leaf], s.weight};
+    model::Sample sample{t, s.tid, 0, leafStack(s.leaf), s.weight};
     sample.kind = kind;
     p.addSample(sample);
   }

@@ -8,7 +8,10 @@
 // Symbolizer.
 //
 // Frames are given leaf first, as captured: add() moves every frame but the
-// leaf to return address − 1 (into the call instruction).
+// leaf to return address − 1 (into the call instruction). A leaf whose
+// frame pointer was not set up when sampled (by its CFI) gets a [missing
+// caller] frame above it: the engines' frame-pointer walks skipped its
+// caller.
 // Owns: its tables. Thread safety: none; the drain thread owns it during a
 // session, then the stopping thread. Not async-signal-safe (allocates).
 #pragma once
@@ -43,6 +46,9 @@ class Collector {
   void add(int32_t tid, uint64_t time_ns, uint64_t weight, const uint64_t* frames, uint32_t n);
   // Remembers a thread's name (read from /proc now); later calls update it.
   void noteThread(int32_t tid);
+  // Remembers a thread's name as told (a COMM record, the thread itself at
+  // its exit): renames are followed, and the name outlives the thread.
+  void nameThread(int32_t tid, std::string name);
   // A span of the program (times CLOCK_MONOTONIC), and a thread's role.
   void addSpan(const channel::SpanEvent& s);
   void setRole(int32_t tid, std::string role);

@@ -36,7 +36,7 @@ struct Options {
   uint32_t frequency = 99;
   Mode mode = Mode::kCpu;
   uint32_t max_depth = 64;
-  uint32_t buffer_samples = 1024;
+  uint32_t buffer_samples = 0;  // timer engine, per thread; 0: timerRingSamples()
   EngineKind engine = EngineKind::kAuto;
   // The sampled event (perf's names, as `strobe record -e`): cpu-clock and
   // task-clock with either engine, any other only with perf.
@@ -101,6 +101,15 @@ class EngineWithThreads : public Engine {
 
   std::map<int32_t, Thread> threads_;
 };
+
+// The timer engine's per-thread ring, in samples, when Options leave it to
+// the engine (buffer_samples 0): 250 ms of the signals a thread can get
+// (CPU-clock timers fire at most once per scheduler tick: the rate counts at
+// most 1000 Hz; wall-clock timers are not so capped), rounded up to a power
+// of two, at least 16. Each sample takes 8 * (3 + max_depth) bytes.
+uint32_t timerRingSamples(const Options& o);
+// The bytes one thread's ring takes in the timer engine.
+uint64_t timerRingBytes(const Options& o);
 
 // A perf engine; it opens events as threads are added (the first addThread
 // failing means perf_event is refused here).

@@ -1,7 +1,8 @@
 // PerfEngine: perf_event self-profiling. One cpu-clock event per thread
 // (pid = tid, cpu = -1, no inherit: the kernel cannot mmap inherited
 // per-thread events), sampling IP, TID, TIME, PERIOD and the user callchain
-// (the kernel's frame-pointer walk) into a ring per thread. The session's
+// (the kernel's frame-pointer walk) into a ring per thread, with the
+// thread's COMM records (renames). The session's
 // drain thread empties the rings, so no signal handler runs in the program.
 // Samples are weighted by PERIOD (ns of CPU). Kernel LOST records count as
 // dropped samples.
@@ -60,8 +61,11 @@ class PerfEngine final : public EngineWithThreads<PerfThread> {
     spec.frequency = o.frequency;
     spec.kernel = o.kernel;
     attr_ = perf::makeAttr(spec, /*inherit=*/false, /*enable_on_exec=*/false);
-    // Addresses are resolved with /proc/self/maps after stop: no side band.
-    attr_.mmap = attr_.mmap2 = attr_.comm = attr_.comm_exec = attr_.task = 0;
+    // Addresses are resolved with /proc/self/maps after stop: no side band
+    // but COMM records, which follow a thread's renames (its name is kept
+    // after it exits).
+    attr_.mmap = attr_.mmap2 = attr_.comm_exec = attr_.task = 0;
+    attr_.comm = 1;
     attr_.build_id = 0;
     // Wake pollers at half the ring (wakeup_watermark 0: the kernel's half).
     attr_.watermark = 1;
@@ -150,11 +154,18 @@ class PerfEngine final : public EngineWithThreads<PerfThread> {
   void drainOne(PerfThread& t, Collector& c) {
     if (t.ring.pendingBytes() == 0) return;  // touch nothing else for an idle thread
     t.ring.drain([&](const perf_event_header* hdr, const uint8_t* bytes, size_t size) {
-      if (hdr->type != PERF_RECORD_SAMPLE && hdr->type != PERF_RECORD_LOST) return;
+      if (hdr->type != PERF_RECORD_SAMPLE && hdr->type != PERF_RECORD_LOST &&
+          hdr->type != PERF_RECORD_COMM) {
+        return;
+      }
       auto rec = perf::decodeRecord(hdr, bytes, size, attr_.sample_type);
       if (!rec.ok()) return;
       if (const auto* lost = std::get_if<perf::LostRecord>(&*rec)) {
         lost_ += lost->lost;
+        return;
+      }
+      if (const auto* comm = std::get_if<perf::CommRecord>(&*rec)) {
+        c.nameThread(static_cast<int32_t>(comm->tid), std::string(comm->comm));
         return;
       }
       const auto* s = std::get_if<perf::SampleRecord>(&*rec);

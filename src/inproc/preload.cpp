@@ -8,14 +8,17 @@
 //   STROBE_HTTP=ADDR     serve /debug/pprof/profile on ADDR (HOST:PORT)
 //   STROBE_FREQ, STROBE_MODE (cpu|wall), STROBE_ENGINE (auto|perf|timer),
 //   STROBE_DEPTH, STROBE_FORMAT (default: from FILE's extension, else text)
-// Messages go to stderr with the "strobe: " prefix. A forked child writes
-// nothing (it has no session); an exec'd program starts afresh.
+// Messages go to stderr with the "strobe: " prefix. A profile running at
+// exit is written then, also with STROBE_SIGNAL (as the next numbered file).
+// A forked child writes nothing (it has no session); an exec'd program
+// starts afresh.
 // The signal handler of STROBE_SIGNAL only writes one byte to a pipe; a
 // libstrobe thread does the toggling.
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -36,7 +39,7 @@ namespace {
 PreloadConfig* g_cfg = nullptr;
 pid_t g_owner = 0;
 int g_pipe[2] = {-1, -1};
-unsigned g_serial = 0;
+std::atomic<unsigned> g_serial{0};  // the toggle thread and atexit both number files
 
 void writeOut(const std::string& path) {
   std::string refused;
@@ -56,10 +59,23 @@ void writeOut(const std::string& path) {
   if (!refused.empty()) logWarning(refused, output::kRefusedThreadsHint);
 }
 
+// Why `auto` fell back to the timer engine, once per start.
+void sayFallback() {
+  std::string reason = engineFallbackReason();
+  if (!reason.empty()) logInfo(reason + "; using the timer engine");
+}
+
+// A profile still running at exit is written as a stop would write it
+// (numbered with STROBE_SIGNAL).
 void atExit() {
   if (::getpid() != g_owner || !sessionRunning()) return;
-  if (Status s = stopSession(); !s.ok()) return logError(s.error());
-  writeOut(expandPid(g_cfg->output, g_owner));
+  if (Status s = stopSession(); !s.ok()) {
+    // The toggle thread stopped (and wrote) it meanwhile.
+    if (!sessionRunning() && s.error().kind == ErrorKind::kUsage) return;
+    return logError(s.error());
+  }
+  const std::string path = expandPid(g_cfg->output, g_owner);
+  writeOut(g_cfg->signal != 0 ? numberedPath(path, ++g_serial) : path);
 }
 
 void onToggleSignal(int) {
@@ -81,6 +97,7 @@ void toggleLoop() {
       if (Status s = startSession(g_cfg->options); !s.ok()) {
         logError(s.error());
       } else {
+        sayFallback();
         logInfo("profiling started (" + engineName() + " engine)");
       }
     } else {
@@ -117,12 +134,12 @@ __attribute__((constructor)) void preloadInit() {
     sigemptyset(&sa.sa_mask);
     ::sigaction(g_cfg->signal, &sa, nullptr);
     spawnInternalThread(toggleLoop).detach();
+    if (!g_cfg->output.empty()) std::atexit(atExit);
     return;
   }
   if (g_cfg->output.empty()) return;
   if (Status s = startSession(g_cfg->options); !s.ok()) return logError(s.error());
-  std::string reason = engineFallbackReason();
-  if (!reason.empty()) logInfo("perf_event refused (" + reason + "); using the timer engine");
+  sayFallback();
   std::atexit(atExit);
 }
 

@@ -54,6 +54,10 @@ class SampleRing {
   }
 
   [[nodiscard]] uint32_t maxDepth() const { return max_depth_; }
+  [[nodiscard]] uint32_t capacity() const { return capacity_; }
+  // The bytes of slots a ring of this capacity (rounded as the constructor
+  // does) and depth allocates.
+  static uint64_t bytesFor(uint32_t capacity, uint32_t max_depth);
   [[nodiscard]] uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
 
  private:

@@ -213,9 +213,10 @@ Status validate(const Options& o) {
     return makeError("maximum stack depth " + std::to_string(o.max_depth) + " is out of range",
                      "use 1 to 256 frames (64 by default)", ErrorKind::kUsage);
   }
-  if (o.buffer_samples < 2 || o.buffer_samples > (1U << 20)) {
+  if (o.buffer_samples == 1 || o.buffer_samples > (1U << 20)) {
     return makeError("buffer capacity " + std::to_string(o.buffer_samples) + " is out of range",
-                     "use 2 to 1048576 samples per thread (1024 by default)", ErrorKind::kUsage);
+                     "use 2 to 1048576 samples per thread, or 0 to size it from the rate",
+                     ErrorKind::kUsage);
   }
   if (auto tc = perf::eventTypeConfig(o.event); !tc.ok()) return tc.takeError();
   // The timer engine measures CPU time only, and sees no kernel frames.
@@ -279,6 +280,17 @@ void onThreadStart() {
   uint64_t top = selfStackTop();
   std::lock_guard lock(g_state_mu);
   if (g_run != nullptr && !g_run->stopping) addThreadLocked(*g_run, selfTid(), top);
+}
+
+void onThreadExit() {
+  if (t_internal || !g_running.load(std::memory_order_acquire)) return;
+  char name[32] = {};
+  if (::pthread_getname_np(::pthread_self(), name, sizeof name) != 0) return;
+  const int32_t tid = selfTid();
+  std::lock_guard lock(g_state_mu);
+  if (g_run != nullptr && !g_run->stopping && g_run->engine->hasThread(tid)) {
+    g_run->collector.nameThread(tid, name);
+  }
 }
 
 Status startSession(const Options& o) {

@@ -58,6 +58,9 @@ std::thread spawnInternalThread(std::function<void()> fn);
 // Called at the start of every thread created through pthread_create (see
 // threads.cpp): registers the calling thread with the running session.
 void onThreadStart();
+// Called as such a thread exits (its return, or pthread_exit): keeps the
+// name it has then, which /proc no longer tells once it is gone.
+void onThreadExit();
 // Whether the calling thread is one of libstrobe's own (inherited by the
 // threads it creates); setInternalThreadFlag only sets the flag, for
 // onThreadStart() to act on.

@@ -2,7 +2,9 @@
 // created by the program (when libstrobe is preloaded or linked ahead of
 // libc) start in a trampoline that registers them with the running session
 // before their start routine runs, so their first samples are not missed.
-// /proc/self/task rescans (session.cpp) cover threads created otherwise.
+// /proc/self/task rescans (session.cpp) cover threads created otherwise. As
+// the thread exits, its name then is kept (a rename after its first sample
+// would otherwise be lost with the thread).
 // Builds with sanitizers leave this out (STROBE_INPROC_NO_INTERPOSE): their
 // runtimes interpose pthread_create themselves and must run first in a new
 // thread.
@@ -30,11 +32,22 @@ struct Start {
   bool internal;
 };
 
+// Destroyed as its thread exits, whether the start routine returns or calls
+// pthread_exit (thread_local destructors run either way).
+struct ExitHook {
+  bool armed = false;
+  ~ExitHook() {
+    if (armed) strobe::inproc::onThreadExit();
+  }
+};
+thread_local ExitHook t_exit_hook;
+
 void* trampoline(void* p) {
   Start s = *static_cast<Start*>(p);
   delete static_cast<Start*>(p);
   strobe::inproc::setInternalThreadFlag(s.internal);
   strobe::inproc::onThreadStart();
+  t_exit_hook.armed = true;
   return s.fn(s.arg);
 }
 

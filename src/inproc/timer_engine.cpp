@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cerrno>
 #include <cstdio>
 #include <map>
@@ -37,10 +38,21 @@ namespace strobe::inproc {
 namespace {
 
 constexpr uint64_t kMagic = 0x7374726f62657432ULL;  // "strobet2"
+// A thread's ring holds this long of its samples (see timerRingSamples).
+constexpr uint64_t kRingMs = 250;
+// CPU-clock timers expire on scheduler ticks (CONFIG_HZ, at most 1000):
+// above that a timer fires once per tick, with overruns.
+constexpr uint64_t kMaxTickHz = 1000;
+
+// The most signals per second a thread's timer sends.
+uint64_t signalRate(const Options& o) {
+  const uint64_t hz = std::max<uint32_t>(o.frequency, 1);
+  return o.mode == Mode::kWall ? hz : std::min(hz, kMaxTickHz);
+}
 
 struct TimerThread {
   TimerThread(int32_t t, uint64_t hi, uint64_t period, uint32_t gen, const Options& o)
-      : tid(t), generation(gen), period_ns(period), ring(o.buffer_samples, o.max_depth) {
+      : tid(t), generation(gen), period_ns(period), ring(timerRingSamples(o), o.max_depth) {
     stack_hi.store(hi, std::memory_order_relaxed);
   }
   const uint64_t magic = kMagic;
@@ -185,10 +197,11 @@ class TimerEngine final : public EngineWithThreads<std::unique_ptr<TimerThread>>
     for (auto& [tid, t] : threads_) drainOne(*t, c);
   }
 
-  // Half a thread's ring at the requested rate (the drain thread may be
-  // late), at least 1 ms; the session rescans threads every 100 ms anyway.
+  // Half a thread's ring at the rate its signals can come (the drain thread
+  // may be late), at least 1 ms; the session rescans threads every 100 ms
+  // anyway.
   [[nodiscard]] uint32_t drainIntervalMs() const override {
-    uint64_t ms = uint64_t{opt_.buffer_samples} * 1000 / 2 / std::max<uint32_t>(opt_.frequency, 1);
+    uint64_t ms = uint64_t{timerRingSamples(opt_)} * 1000 / 2 / signalRate(opt_);
     return static_cast<uint32_t>(std::clamp<uint64_t>(ms, 1, 100));
   }
 
@@ -255,11 +268,20 @@ class TimerEngine final : public EngineWithThreads<std::unique_ptr<TimerThread>>
   Options opt_;
   bool installed_ = false;
   struct sigaction old_ {};
-  std::map<int32_t, std::unique_ptr<TimerThread>> threads_;
   uint64_t dropped_retired_ = 0;
 };
 
 }  // namespace
+
+uint32_t timerRingSamples(const Options& o) {
+  if (o.buffer_samples != 0) return o.buffer_samples;
+  const uint64_t samples = signalRate(o) * kRingMs / 1000;
+  return std::bit_ceil(static_cast<uint32_t>(std::clamp<uint64_t>(samples, 16, 1U << 20)));
+}
+
+uint64_t timerRingBytes(const Options& o) {
+  return SampleRing::bytesFor(timerRingSamples(o), o.max_depth);
+}
 
 Result<std::unique_ptr<Engine>> makeTimerEngine(const Options& o) {
   auto e = std::make_unique<TimerEngine>(o);

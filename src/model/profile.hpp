@@ -190,6 +190,14 @@ struct Meta {
   // user+sys CPU of the command (rusage; libstrobe: of the process during the
   // session), 0 if unknown
   uint64_t target_cpu_ns = 0;
+  // Of target_cpu_ns, the part spent in the kernel (rusage's system time), 0 if unknown.
+  uint64_t target_system_ns = 0;
+  // 1 when samples were taken in the kernel too (its time on the user stack
+  // that entered it, or with -k its frames); 0 when not, or unknown (older).
+  uint32_t kernel_time = 0;
+  // Why time in the kernel was not sampled ("" when it was, or when unknown):
+  // the kernel refused kernel sampling, e.g. "kernel.perf_event_paranoid is 2, ...".
+  std::string kernel_refused;
   int32_t exit_status = 0;     // as a shell reports it: 128+N for signal N
   uint64_t sample_period = 0;  // -c N: one sample every N events (0: by frequency)
   std::string target;          // "command", "pid 12,34" (attach) or "system" (-a)

@@ -9,10 +9,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/aggregate.hpp"
 #include "model/frames.hpp"
 #include "model/measure.hpp"
 #include "output/file_buffer.hpp"
 #include "output/frame_table.hpp"
+#include "output/text_report.hpp"
 #include "output/thread_order.hpp"
 #include "output/viewer_assets.hpp"
 
@@ -186,6 +188,7 @@ std::string metaJson(const model::Profile& p, const HtmlOptions& opt) {
     appendScriptJson(s, m.command[i]);
   }
   s += "],";
+  appendField(s, "target", formatTarget(m));
   appendField(s, "source", opt.source);
   appendField(s, "event", m.event);
   appendField(s, "strobe_version", m.strobe_version);
@@ -198,6 +201,9 @@ std::string metaJson(const model::Profile& p, const HtmlOptions& opt) {
   appendField(s, "dropped_spans", m.dropped_spans);
   appendField(s, "frequency", m.frequency);
   appendField(s, "lost_samples", m.lost_samples);
+  if (model::kindOfEvent(m.event) == model::SampleKind::kCpu) {
+    appendField(s, "target_cpu_ns", m.target_cpu_ns);
+  }
   // What the weights measure (model/measure.hpp): the view, its label and unit.
   const model::Measure measure = model::measureOf(p);
   appendField(s, "view", model::viewName(measure.view));

@@ -6,8 +6,10 @@
 #include <cerrno>
 #include <unordered_map>
 
+#include "model/aggregate.hpp"
 #include "model/measure.hpp"
 #include "output/gzip_sink.hpp"
+#include "output/unsampled_threads.hpp"
 #include "output/utf8.hpp"
 
 namespace strobe::output {
@@ -291,6 +293,12 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
     std::string comment = "strobe";
     if (!m.strobe_version.empty()) comment += " " + m.strobe_version;
     w.add_int64(pb::kComment, extra.id(comment));
+    // What the header of strobe's own reports says of the target's CPU
+    // (pprof -comments shows these).
+    if (m.target_cpu_ns != 0 && model::kindOfEvent(m.event) == model::SampleKind::kCpu) {
+      w.add_int64(pb::kComment, extra.id("CPU sampled: " + sampledCpuText(p)));
+    }
+    if (std::string k = kernelTimeLine(m); !k.empty()) w.add_int64(pb::kComment, extra.id(k));
     w.add_int64(pb::kDefaultSampleType, extra.id(off_cpu ? measure.type : primary.type));
   }
   // The string table last: every id above is assigned by now.

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 
+#include "model/aggregate.hpp"
 #include "model/completeness.hpp"
+#include "model/measure.hpp"
+#include "output/text_report.hpp"
 
 namespace strobe::output {
 namespace {
@@ -18,18 +21,33 @@ std::string bytesText(uint32_t bytes) {
 
 }  // namespace
 
+std::string completenessShare(uint64_t part, uint64_t total) {
+  const double v = 100.0 * static_cast<double>(part) / static_cast<double>(total);
+  if (part > 0 && v < 0.1) return "<0.1%";
+  if (part < total && v > 99.9) return ">99.9%";
+  return fmt::format("{:.1f}%", v);
+}
+
 std::string stackCompletenessLine(const model::Profile& p) {
   const model::StackCompleteness c = model::stackCompleteness(p);
-  if (c.samples == 0) return {};
-  // "12.3%"; a share too small to show as 0.1% is "<0.1%", never "0.0%".
-  auto pct = [&](uint64_t n) {
-    const double v = 100.0 * static_cast<double>(n) / static_cast<double>(c.samples);
-    if (n > 0 && v < 0.1) return std::string("<0.1%");
-    if (n < c.samples && v > 99.9) return std::string(">99.9%");
-    return fmt::format("{:.1f}%", v);
-  };
+  if (c.total == 0) return {};
+  auto pct = [&](uint64_t n) { return completenessShare(n, c.total); };
   const model::Meta& m = p.meta();
-  std::string line = fmt::format("{} of samples reached the thread's entry", pct(c.reached));
+  // Advice on -g is for `strobe record` and `top`; libstrobe's profiles
+  // (no target) have no -g to change.
+  const std::string try_auto = m.target.empty() ? "" : ": try -g auto";
+  // The view's time (CPU, off-CPU, or both in the wall view) or the event's count.
+  const model::Measure measure = model::measureOf(p);
+  const std::string of =
+      !model::isTimeEvent(m.event)        ? fmt::format("the sampled {}", model::eventUnit(m.event))
+      : measure.view == model::View::kCpu ? std::string("the sampled CPU")
+                                          : fmt::format("the sampled {} time", measure.label);
+  std::string line = fmt::format("{} of {} reached the thread's entry", pct(c.reached), of);
+  if (c.missing_caller > 0) {
+    line += fmt::format(
+        "; {} skipped the caller of a function without a frame pointer ([missing caller]){}",
+        pct(c.missing_caller), try_auto);
+  }
   if (c.stack_copy > 0) {
     const uint32_t copy = m.stack_copy_bytes;
     line += fmt::format("; {} truncated at the {} stack copy", pct(c.stack_copy),
@@ -45,17 +63,26 @@ std::string stackCompletenessLine(const model::Profile& p) {
   if (c.bad_frame > 0) {
     line += fmt::format("; {} stopped at an unmapped or unreadable frame", pct(c.bad_frame));
   }
+  if (c.unknown_entry > 0) {
+    line += fmt::format("; {} ended at an outermost frame that is no known thread entry",
+                        pct(c.unknown_entry));
+  }
   if (c.ended > 0) {
     if (m.call_graph == "none") {
       line += fmt::format("; {} have no call stack (-g none)", pct(c.ended));
     } else if (m.call_graph == "fp") {
       line +=
-          fmt::format("; {} ended early (broken frame-pointer chain): try -g dwarf", pct(c.ended));
+          fmt::format("; {} ended early (broken frame-pointer chain){}", pct(c.ended), try_auto);
     } else if (m.call_graph == "dwarf" || m.call_graph == "auto") {
       line += fmt::format("; {} ended early in the frame-pointer chain", pct(c.ended));
     } else {
       line += fmt::format("; {} ended early", pct(c.ended));
     }
+  }
+  if (c.no_stack > 0) {
+    // No report draws these: said apart, not among the shares above.
+    line += fmt::format("; not counted: {} with no stack (off CPU since before recording began)",
+                        formatWeight(c.no_stack, measure));
   }
   return line;
 }

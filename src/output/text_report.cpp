@@ -67,8 +67,13 @@ std::string formatCommand(const std::vector<std::string>& argv) {
 
 std::string formatTarget(const model::Meta& m) {
   if (m.target == "system") return "the whole system";
-  if (m.target.rfind("pid", 0) == 0)
-    return fmt::format("{} ({})", m.target, formatCommand(m.command));
+  if (m.target.rfind("pid", 0) == 0) {
+    // A running process's command line as ps shows it: the arguments joined
+    // by spaces (a program may have rewritten them into a title).
+    std::string args;
+    for (const std::string& a : m.command) args += (args.empty() ? "" : " ") + a;
+    return fmt::format("{} ({})", m.target, args);
+  }
   return formatCommand(m.command);
 }
 
@@ -128,8 +133,10 @@ std::string offCpuHeader(const model::Profile& recording, size_t max_threads) {
   if (m.off_cpu == 0 && all.off_cpu_samples == 0) return {};
   using model::OffCpuReason;
   auto reason = [&](OffCpuReason r) { return all.by_reason[static_cast<size_t>(r)]; };
+  // The CPU part next to the target's own CPU, as the header of a CPU-only
+  // recording gives it ("1.90 s of the command's 1.93 s").
   std::string s =
-      fmt::format("time:      CPU sampled {} + off-CPU {} = wall {}\n", formatDuration(all.cpu_ns),
+      fmt::format("time:      CPU sampled {} + off-CPU {} = wall {}\n", sampledCpuText(recording),
                   formatDuration(all.off_cpu_ns), formatDuration(all.wallNs()));
   // Blocked time by reason, then the run queue, reported apart.
   std::string blocked;
@@ -195,6 +202,10 @@ void writeTextReport(const model::Profile& p, const TextOptions& opt, const std:
                  measure.label, formatDuration(t.weight), t.threads);
       fmt::print(out, "view:      {}{}; --view cpu|off-cpu|wall\n", model::viewName(measure.view),
                  what);
+    } else if (measure.view == model::View::kCpu) {
+      // The sampled CPU next to the target's own, so a gap shows.
+      fmt::print(out, "duration:  {}   CPU sampled: {}   threads: {}\n",
+                 formatDuration(m.duration_ns), sampledCpuText(p), t.threads);
     } else if (measure.time()) {
       fmt::print(out, "duration:  {}   {} sampled: {}   threads: {}\n",
                  formatDuration(m.duration_ns), measure.label, formatDuration(t.weight), t.threads);
@@ -223,6 +234,9 @@ void writeTextReport(const model::Profile& p, const TextOptions& opt, const std:
                                                : fmt::format("at {} Hz", m.frequency);
       fmt::print(out, "samples:   {} ({} lost)   event: {} {}   weight: {}\n", t.samples,
                  m.lost_samples, m.event, every, formatWeight(t.weight, measure));
+    }
+    if (std::string s = kernelTimeLine(m); !s.empty()) {
+      fmt::print(out, "kernel:    {}; hint: {}\n", s, kKernelTimeHint);
     }
     fmt::print(out, "{}", offCpuHeader(recording));
     if (std::string s = stackCompletenessLine(p); !s.empty()) fmt::print(out, "stacks:    {}\n", s);

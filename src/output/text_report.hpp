@@ -71,8 +71,9 @@ std::string offCpuHeader(const model::Profile& recording, size_t max_threads = 1
 // The command line as a shell would show it (arguments with spaces quoted).
 std::string formatCommand(const std::vector<std::string>& argv);
 
-// What was profiled, for headers: the command line; "pid 12,34 (./server)"
-// for an attach; "the whole system" for -a.
+// What was profiled, for headers: the command line (quoted as a shell
+// would need it); "pid 12,34 (redis-server *:6379)" for an attach, the first
+// process's command line as ps shows it; "the whole system" for -a.
 std::string formatTarget(const model::Meta& m);
 
 }  // namespace strobe::output

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <span>
+
 #include "model/aggregate.hpp"
+#include "model/measure.hpp"
 #include "output/text_report.hpp"
 
 namespace strobe::output {
@@ -25,12 +28,48 @@ std::string unsampledThreadsLine(const model::Meta& m) {
     period = fmt::format("1/{} s of events", m.frequency);
   }
   // exclude_kernel drops the samples that land in the kernel, while the
-  // count goes on: a thread whose CPU is all in system calls is unsampled too.
-  return fmt::format(
-      "{} {} but {} never sampled: {} less than one sampling period ({}), or only in the kernel "
-      "(which -k samples)",
-      threads, what, m.unsampled_threads == 1 ? "was" : "were",
-      m.unsampled_threads == 1 ? "it ran" : "each ran", period);
+  // count goes on: where kernel time was not sampled, a thread whose CPU is
+  // all in system calls is unsampled too.
+  return fmt::format("{} {} but {} never sampled: {} less than one sampling period ({}){}", threads,
+                     what, m.unsampled_threads == 1 ? "was" : "were",
+                     m.unsampled_threads == 1 ? "it ran" : "each ran", period,
+                     m.kernel_time != 0 ? "" : ", or only in the kernel (not sampled here)");
+}
+
+namespace {
+
+// Whose CPU target_cpu_ns is.
+std::string targetOwner(const model::Meta& m) {
+  if (m.target == "command") return "the command's";
+  if (m.target.rfind("pid", 0) == 0 && m.target.find(',') != std::string::npos) {
+    return "the processes'";
+  }
+  return "the process's";
+}
+
+}  // namespace
+
+std::string sampledCpuText(const model::Profile& p) {
+  const model::Meta& m = p.meta();
+  // CPU samples only: off-CPU intervals (record --off-cpu) are not CPU the
+  // target used, and wall-mode samples (libstrobe) are not CPU time at all.
+  if (model::kindOfEvent(m.event) != model::SampleKind::kCpu) {
+    return formatDuration(model::totals(p).weight);
+  }
+  std::string sampled =
+      formatDuration(model::timeSplit(std::span<const model::Sample>(p.samples())).cpu_ns);
+  if (m.target_cpu_ns == 0) return sampled;
+  return fmt::format("{} of {} {}", sampled, targetOwner(m), formatDuration(m.target_cpu_ns));
+}
+
+std::string kernelTimeLine(const model::Meta& m) {
+  if (m.kernel_refused.empty()) return {};
+  if (m.target_system_ns != 0 && m.target_cpu_ns != 0 && model::isTimeEvent(m.event)) {
+    return fmt::format("user time only: {} of {} {} CPU was in the kernel and not sampled ({})",
+                       formatDuration(m.target_system_ns), targetOwner(m),
+                       formatDuration(m.target_cpu_ns), m.kernel_refused);
+  }
+  return fmt::format("user time only: time in the kernel was not sampled ({})", m.kernel_refused);
 }
 
 std::string refusedThreadsLine(const model::Profile& p) {

@@ -8,6 +8,11 @@
 // engine out of locked memory for rings, model::Meta::refused_threads), e.g.
 //   58 threads were never sampled: cannot map a 8 KiB perf ring: ...; the
 //   process ran 3.00 s of CPU, 1.38 s of it sampled
+// And what reports say about the target's own CPU: "1.90 s of the
+// command's 1.93 s" next to the sampled CPU, and, when the kernel refused
+// kernel sampling, the line
+//   user time only: 1.51 s of the command's 1.93 s CPU was in the kernel and
+//   not sampled (kernel.perf_event_paranoid is 2, which forbids ...)
 // Thread safety: pure.
 #pragma once
 
@@ -21,6 +26,16 @@ namespace strobe::output {
 std::string unsampledThreadsLine(const model::Meta& m);
 // The line without a trailing newline; "" when no thread was refused.
 std::string refusedThreadsLine(const model::Profile& p);
+// The sampled CPU (the CPU samples only, whatever the view: off-CPU
+// intervals are left out), and the target's own CPU when known: "1.90 s of
+// the command's 1.93 s", or "1.90 s". For libstrobe's wall mode, the
+// sampled wall time.
+std::string sampledCpuText(const model::Profile& p);
+// The line without a trailing newline; "" when kernel time was sampled (or
+// the recording does not say).
+std::string kernelTimeLine(const model::Meta& m);
+inline constexpr const char* kKernelTimeHint =
+    "sudo sysctl kernel.perf_event_paranoid=1, or run as root or with CAP_PERFMON";
 inline constexpr const char* kRefusedThreadsHint =
     "the timer engine (STROBE_ENGINE=timer, engine=timer) samples every thread without locked "
     "memory; or raise kernel.perf_event_mlock_kb";

@@ -56,11 +56,18 @@ std::string targetText(pid_t pid) {
   return "pid " + std::to_string(pid);
 }
 
-Error permissionError(const perf_event_attr& attr, pid_t pid, int paranoid) {
+Error permissionError(const perf_event_attr& attr, pid_t pid, int paranoid, bool seccomp_filter) {
+  // (seccomp_filter: a seccomp filter, not perf_event_paranoid, refused it.)
   const auto kind = ErrorKind::kPermission;
   if (paranoid == kParanoidUnknown) {
     return makeError("perf_event_open refused, and kernel.perf_event_paranoid is unreadable",
                      "run as root or grant CAP_PERFMON", kind);
+  }
+  if (seccomp_filter) {
+    return makeError("perf_event_open is blocked by a seccomp filter (in a container?)",
+                     "allow perf_event_open in the container's seccomp profile (docker run "
+                     "--security-opt seccomp=PROFILE), or run outside the container",
+                     kind);
   }
   const std::string prefix =
       "perf_event_open refused: kernel.perf_event_paranoid is " + std::to_string(paranoid);
@@ -148,7 +155,7 @@ perf_event_attr makeAttr(const EventSpec& spec, bool inherit, bool enable_on_exe
   // the CPU of threads too short to be sampled is then still known.
   a.inherit_stat = inherit ? 1 : 0;
   a.enable_on_exec = enable_on_exec ? 1 : 0;
-  a.exclude_kernel = spec.kernel ? 0 : 1;
+  a.exclude_kernel = spec.kernel || spec.kernel_time ? 0 : 1;
   a.exclude_callchain_kernel = spec.kernel ? 0 : 1;
   a.exclude_hv = 1;
   a.mmap = 1;
@@ -219,18 +226,35 @@ Result<Fd> openEvent(const perf_event_attr& attr, pid_t pid, int cpu, int group_
   }
   if (fd >= 0) return Fd(fd);
   const int err = errno;
-  const int paranoid = (err == EACCES || err == EPERM) ? readParanoid() : kParanoidUnknown;
+  const bool refused = err == EACCES || err == EPERM;
+  const int paranoid = refused ? readParanoid() : kParanoidUnknown;
   const uint64_t max_rate = err == EINVAL ? readMaxSampleRate() : 0;
-  return classifyOpenError(err, a, pid, paranoid, max_rate);
+  // Refused although root, or although perf_event_paranoid allows it, under
+  // a seccomp filter (as container runtimes install): the filter blocked it.
+  const bool allowed = ::geteuid() == 0 ||
+                       (paranoid != kParanoidUnknown && paranoid <= 2 &&
+                        (a.exclude_kernel != 0 || paranoid <= 1) && (pid != -1 || paranoid <= 0));
+  const bool seccomp = refused && allowed && underSeccompFilter();
+  return classifyOpenError(err, a, pid, paranoid, max_rate, seccomp);
+}
+
+bool underSeccompFilter() {
+  // "Seccomp:\t2" in /proc/self/status: SECCOMP_MODE_FILTER.
+  auto text = readProcFile("/proc/self/status");
+  if (!text.ok()) return false;
+  const size_t at = text->find("\nSeccomp:");
+  if (at == std::string::npos) return false;
+  const size_t digit = text->find_first_not_of(" \t", at + 9);
+  return digit != std::string::npos && (*text)[digit] == '2';
 }
 
 Error classifyOpenError(int err, const perf_event_attr& attr, pid_t pid, int paranoid,
-                        uint64_t max_sample_rate) {
+                        uint64_t max_sample_rate, bool seccomp_filter) {
   const std::string name = eventName(attr.type, attr.config);
   switch (err) {
     case EACCES:
     case EPERM:
-      return permissionError(attr, pid, paranoid);
+      return permissionError(attr, pid, paranoid, seccomp_filter);
     case ENOENT:
     case EOPNOTSUPP:
     case ENODEV:
@@ -278,6 +302,32 @@ uint64_t readMaxSampleRate() {
   uint64_t v = 0;
   if (!text.ok() || !parseNumber(*text, v)) return 0;
   return v;
+}
+
+Status probeKernelSampling() {
+  perf_event_attr a{};
+  a.size = sizeof a;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_CPU_CLOCK;
+  a.disabled = 1;
+  a.exclude_hv = 1;
+  const int fd =
+      static_cast<int>(::syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
+  if (fd >= 0) {
+    ::close(fd);
+    return {};
+  }
+  const int err = errno;
+  if (err != EACCES && err != EPERM) return classifyOpenError(err, a, 0, kParanoidUnknown);
+  const int paranoid = readParanoid();
+  if (paranoid == kParanoidUnknown) {
+    return makeError("kernel sampling is refused and kernel.perf_event_paranoid is unreadable",
+                     "run as root or grant CAP_PERFMON", ErrorKind::kPermission);
+  }
+  return makeError("kernel.perf_event_paranoid is " + std::to_string(paranoid) +
+                       ", which forbids kernel sampling for unprivileged users",
+                   "sudo sysctl kernel.perf_event_paranoid=1, or grant CAP_PERFMON",
+                   ErrorKind::kPermission);
 }
 
 Status enableEvent(int fd) {

@@ -32,6 +32,10 @@ struct EventSpec {
   uint64_t period = 0;      // if nonzero: one sample every `period` events instead
   bool callchain = true;    // PERF_SAMPLE_CALLCHAIN (frame-pointer walk by the kernel)
   bool kernel = false;      // also sample kernel space and kernel callchains
+  // Sample time spent in the kernel too, without the kernel's callchain
+  // (exclude_kernel = 0, exclude_callchain_kernel = 1): such a sample's ip is
+  // a kernel address and its callchain the user stack that entered the kernel.
+  bool kernel_time = false;
   // -g dwarf / auto: PERF_SAMPLE_REGS_USER with this attr.sample_regs_user
   // (0: not sampled) and PERF_SAMPLE_STACK_USER copying this many bytes of
   // the user stack (0: not sampled; a multiple of 8, at most 65528).
@@ -88,13 +92,27 @@ Result<Fd> openEvent(const perf_event_attr& attr, pid_t pid, int cpu, int group_
 inline constexpr int kParanoidUnknown = INT_MIN;
 
 // The one-line Error (and hint) for perf_event_open failing with `err`.
-// Pure: paranoid and max_sample_rate are passed in (max_sample_rate 0 =
-// unknown). Messages are stable; tests compare them word for word.
+// Pure: paranoid, max_sample_rate (0 = unknown) and seccomp_filter (a
+// seccomp filter refused the call: openEvent says so when the process runs
+// under one and is root or allowed by perf_event_paranoid) are passed in.
+// Messages are stable; tests compare them word for word.
 Error classifyOpenError(int err, const perf_event_attr& attr, pid_t pid, int paranoid,
-                        uint64_t max_sample_rate = 0);
+                        uint64_t max_sample_rate = 0, bool seccomp_filter = false);
+
+// Whether the calling process runs under a seccomp filter (/proc/self/status
+// "Seccomp: 2"), as container runtimes install.
+bool underSeccompFilter();
 
 // /proc/sys/kernel/perf_event_paranoid, or kParanoidUnknown.
 int readParanoid();
+
+// Whether this process may sample kernel space (root, CAP_PERFMON, or
+// kernel.perf_event_paranoid <= 1): opens and closes one counting cpu-clock
+// event on itself with exclude_kernel = 0. A refusal is a kPermission Error
+// whose message says why ("kernel.perf_event_paranoid is 2, which forbids
+// kernel sampling for unprivileged users") and whose hint says what allows
+// it; other failures are returned as they are.
+Status probeKernelSampling();
 // /proc/sys/kernel/perf_event_max_sample_rate, or 0 when unreadable.
 uint64_t readMaxSampleRate();
 

@@ -6,6 +6,7 @@
 
 #include "model/measure.hpp"
 #include "model/module_path.hpp"
+#include "model/synthetic_frames.hpp"
 
 namespace strobe::record {
 namespace {
@@ -80,7 +81,15 @@ model::StackEnd stackEndOf(const unwind::UnwindResult& u) {
 
 constexpr size_t kMaxUnwoundFrames = 1024;
 
+// Stands for the [missing caller] frame in the scratch frames: no address
+// (perf's context markers, which this is one of, are never frames).
+constexpr uint64_t kMissingCallerFrame = UINT64_MAX;
+
 }  // namespace
+
+void Converter::enableFramePointerCheck() {
+  fp_check_ = std::make_unique<unwind::Unwinder>();
+}
 
 void Converter::enableUnwinding(unwind::UnwindMode mode) {
   unwinder_ = std::make_unique<unwind::Unwinder>(mode);
@@ -162,7 +171,7 @@ void Converter::onSwitchSample(const perf::SampleRecord& r) {
   ++stats_.switch_samples;
   if (profile_.findThread(tid) == nullptr) nameThread(pid, tid, std::string());
   model::StackEnd end = model::StackEnd::kNotJudged;
-  model::StackId stack = stackOf(r, pid, tid, end);
+  model::StackId stack = stackOf(r, pid, tid, end, /*with_kernel_leaf=*/false);
   off_cpu_->onStackSample(tid, r.time, r.cpu, stack, end);
 }
 
@@ -247,12 +256,15 @@ void Converter::onSample(const perf::SampleRecord& r) {
     ++stats_.filtered;
     return;
   }
+  // The idle task (tid 0, sampled by -a now that kernel time is) runs when
+  // no process does: it is no one's CPU time.
+  if (tid == 0) return;
   ++stats_.samples;
   if (profile_.findThread(tid) == nullptr) nameThread(pid, tid, std::string());
   cpu_sampled_.insert(tid);
   if (off_cpu_ != nullptr) off_cpu_->onRunning(tid, r.time);
   model::StackEnd end = model::StackEnd::kNotJudged;
-  model::StackId stack = stackOf(r, pid, tid, end);
+  model::StackId stack = stackOf(r, pid, tid, end, /*with_kernel_leaf=*/true);
   uint64_t t = r.time >= start_ns_ ? r.time - start_ns_ : 0;
   model::Sample s{t, tid, r.cpu, stack, r.period, end};
   s.kind = kind_;
@@ -260,7 +272,7 @@ void Converter::onSample(const perf::SampleRecord& r) {
 }
 
 model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int32_t tid,
-                                  model::StackEnd& end) {
+                                  model::StackEnd& end, bool with_kernel_leaf) {
   // Leaf-first addresses. Context markers separate kernel and user parts;
   // user frames are kept, kernel frames only with setKernelFrames(true)
   // (they come first: the kernel part is nearer the leaf).
@@ -268,13 +280,20 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
   kernel_count_ = 0;
   AddressSpace& as = spaces_[pid];
   end = model::StackEnd::kNotJudged;
+  // A sample in the kernel without -k: one [kernel] frame on top of the user
+  // stack that entered the kernel (the callchain holds only that stack).
+  const bool kernel_leaf = with_kernel_leaf && !kernel_frames_ && perf::isKernelAddress(r.ip);
+  if (kernel_leaf) {
+    frames_.push_back(r.ip);
+    kernel_count_ = 1;
+  }
   if (unwinder_ != nullptr && r.regs != nullptr) {
     // -k: the kernel part of the callchain goes first (nearer the leaf).
     if (kernel_frames_) pushKernelFrames(r);
     end = unwindSample(r, as);
     if (frames_.empty()) frames_.push_back(r.ip);
   } else if (r.callchain_len == 0) {
-    frames_.push_back(r.ip);
+    if (!kernel_leaf) frames_.push_back(r.ip);
     if (kernel_frames_ && perf::isKernelAddress(r.ip)) kernel_count_ = 1;
   } else {
     enum { kOther, kUser, kKernel } part = kOther;
@@ -294,9 +313,18 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
       // thread's entry: a return address of 0 is the end, not a frame.
       if (v == 0 && frames_.size() > kernel_count_) break;
       // Every frame but the leaf is a return address: step into the call.
-      frames_.push_back(frames_.empty() ? v : v - 1);
+      // The first user frame is the interrupted pc, also under kernel frames.
+      frames_.push_back(frames_.size() == kernel_count_ ? v : v - 1);
     }
     if (frames_.empty()) frames_.push_back(r.ip);
+    // -g fp: a leaf without its frame set up hid its caller from the walk.
+    if (fp_check_ != nullptr && frames_.size() > kernel_count_ + 1) {
+      SpaceMap map(as, profile_, kept_);
+      if (fp_check_->framePointerSetUp(map, frames_[kernel_count_]) == false) {
+        frames_.insert(frames_.begin() + static_cast<std::ptrdiff_t>(kernel_count_ + 1),
+                       kMissingCallerFrame);
+      }
+    }
   }
 
   // Consecutive samples of a thread share most of their root-side frames
@@ -319,8 +347,18 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
     const uint64_t before = stats_.unmapped_frames;
     // Kernel frames (-k) are the leaf-most kernel_count_ of frames_.
     const size_t j = n - 1 - i;
-    stack = profile_.internStack(
-        stack, j < kernel_count_ ? kernelLocation(frames_[j]) : locate(as, frames_[j]));
+    model::LocationId loc;
+    if (j < kernel_count_) {
+      loc = kernelLocation(frames_[j]);
+    } else if (frames_[j] == kMissingCallerFrame) {
+      if (missing_caller_location_ == model::kNone) {
+        missing_caller_location_ = model::missingCallerLocation(profile_);
+      }
+      loc = missing_caller_location_;
+    } else {
+      loc = locate(as, frames_[j]);
+    }
+    stack = profile_.internStack(stack, loc);
     const uint32_t unmapped = (i > 0 ? prefix.frames[i - 1].unmapped : 0) +
                               static_cast<uint32_t>(stats_.unmapped_frames - before);
     prefix.frames.push_back(PrefixFrame{frames_[n - 1 - i], stack, unmapped});
@@ -355,6 +393,12 @@ void Converter::pushKernelFrames(const perf::SampleRecord& r) {
 }
 
 model::LocationId Converter::kernelLocation(uint64_t addr) {
+  if (!kernel_frames_) {
+    if (kernel_time_location_ == model::kNone) {
+      kernel_time_location_ = model::kernelTimeLocation(profile_);
+    }
+    return kernel_time_location_;
+  }
   if (kernel_module_ == model::kNone) {
     kernel_module_ = profile_.internModule(kKernelModule, "");
   }

@@ -94,6 +94,11 @@ class Converter {
 
   // Unwinds samples that carry user registers and a stack copy.
   void enableUnwinding(unwind::UnwindMode mode);
+  // -g fp: checks each sample's user leaf against its module's CFI; where
+  // the leaf had not set up its frame pointer, the kernel's walk skipped its
+  // caller, and a [missing caller] frame (model/synthetic_frames.hpp) goes
+  // between the leaf and the next frame.
+  void enableFramePointerCheck();
   // Pairs the off-CPU stream into off-CPU samples; intervals shorter than
   // min_ns are counted, not stored.
   void enableOffCpu(uint64_t min_ns);
@@ -105,6 +110,8 @@ class Converter {
 
   // -k: keep the kernel part of callchains. Kernel frames get the module
   // "[kernel.kallsyms]" with offset == address (the kernel address).
+  // Without it, a sample taken in the kernel gets one [kernel] frame
+  // (model/synthetic_frames.hpp) on top of its user stack.
   void setKernelFrames(bool keep) { kernel_frames_ = keep; }
   // Keep only samples of these processes (per-CPU events filtered to an
   // attach's targets); empty: keep everything.
@@ -130,8 +137,12 @@ class Converter {
  private:
   model::LocationId locate(AddressSpace& as, uint64_t addr);
   // Interns the sample's stack (leaf first in frames_); sets `end`.
+  // with_kernel_leaf: without -k, a sample taken in the kernel gets one [kernel]
+  // frame on top of its user stack (CPU samples); a switch-out (off-CPU)
+  // sample, always taken in the scheduler, does not: its time was not spent
+  // on a CPU in the kernel, and its stack ends where the thread blocked.
   model::StackId stackOf(const perf::SampleRecord& r, int32_t pid, int32_t tid,
-                         model::StackEnd& end);
+                         model::StackEnd& end, bool with_kernel_leaf);
   // Fills frames_ from the sample's registers and stack; returns how it ended.
   model::StackEnd unwindSample(const perf::SampleRecord& r, AddressSpace& as);
   model::LocationId kernelLocation(uint64_t addr);
@@ -156,10 +167,13 @@ class Converter {
   std::unordered_map<int32_t, Prefix> prefixes_;
   uint64_t space_generation_ = 0;               // bumped by every address-space change
   std::unique_ptr<unwind::Unwinder> unwinder_;  // null: no unwinding
-  std::vector<uint64_t> unwound_;               // scratch for the unwinder
-  size_t kernel_count_ = 0;                     // leading kernel frames in frames_
+  std::unique_ptr<unwind::Unwinder> fp_check_;  // -g fp: leaves' CFI rules (no unwinding)
+  model::LocationId missing_caller_location_ = model::kNone;
+  std::vector<uint64_t> unwound_;  // scratch for the unwinder
+  size_t kernel_count_ = 0;        // leading kernel frames in frames_
   bool kernel_frames_ = false;
   model::ModuleId kernel_module_ = model::kNone;
+  model::LocationId kernel_time_location_ = model::kNone;  // [kernel] (without -k)
   std::unordered_set<int32_t> pid_filter_;
   // Threads counted as exiting unsampled since they started (a FORK forgets
   // a reused id, here and in prefixes_).

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 
 #include "base/fd.hpp"
@@ -184,18 +185,81 @@ std::string readComm(pid_t pid, pid_t tid) {
   return *text;
 }
 
-std::vector<std::string> readCmdline(pid_t pid) {
+std::vector<std::string> parseCmdline(std::string_view text) {
   std::vector<std::string> out;
-  auto text = slurp("/proc/" + std::to_string(pid) + "/cmdline");
-  if (!text) return out;
   size_t pos = 0;
-  while (pos < text->size()) {
-    size_t nul = text->find('\0', pos);
-    if (nul == std::string::npos) nul = text->size();
-    out.emplace_back(text->substr(pos, nul - pos));
+  while (pos < text.size()) {
+    size_t nul = text.find('\0', pos);
+    if (nul == std::string_view::npos) nul = text.size();
+    out.emplace_back(text.substr(pos, nul - pos));
     pos = nul + 1;
   }
+  // A program that rewrote its title (setproctitle: redis, postgres, nginx)
+  // pads the old argument area with NULs: those are not arguments.
+  while (!out.empty() && out.back().empty()) out.pop_back();
   return out;
+}
+
+std::vector<std::string> readCmdline(pid_t pid) {
+  auto text = slurp("/proc/" + std::to_string(pid) + "/cmdline");
+  if (!text) return {};
+  return parseCmdline(*text);
+}
+
+std::optional<ProcessCpu> parseProcessCpu(std::string_view stat, uint64_t tick_ns) {
+  // After "pid (comm) ": state ppid pgrp session tty_nr tpgid flags minflt
+  // cminflt majflt cmajflt utime stime cutime cstime (fields 3 to 17).
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string_view::npos) return std::nullopt;
+  std::string_view rest = stat.substr(paren + 1);
+  uint64_t v[15] = {};
+  for (int field = 0; field < 15; ++field) {
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    const size_t end = std::min(rest.find(' '), rest.size());
+    if (end == 0) return std::nullopt;
+    if (field >= 11) {  // utime, stime, cutime, cstime
+      auto [p, ec] = std::from_chars(rest.data(), rest.data() + end, v[field]);
+      if (ec != std::errc() || p != rest.data() + end) return std::nullopt;
+    }
+    rest.remove_prefix(end);
+  }
+  return ProcessCpu{(v[11] + v[13]) * tick_ns, (v[12] + v[14]) * tick_ns};
+}
+
+std::optional<ProcessCpu> readProcessCpu(pid_t pid) {
+  auto stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return std::nullopt;
+  const long ticks = ::sysconf(_SC_CLK_TCK);
+  return parseProcessCpu(
+      *stat, ticks > 0 ? 1'000'000'000ULL / static_cast<uint64_t>(ticks) : 10'000'000ULL);
+}
+
+size_t countLiveDescendants(pid_t root) {
+  // Parent of every live process, from "pid (comm) S ppid ...".
+  std::vector<std::pair<pid_t, pid_t>> parent_of;
+  for (pid_t pid : listProcesses()) {
+    auto stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+    if (!stat) continue;
+    size_t paren = stat->rfind(')');
+    if (paren == std::string::npos || paren + 4 >= stat->size()) continue;
+    const char state = (*stat)[paren + 2];
+    if (state == 'Z' || state == 'X' || state == 'x') continue;
+    pid_t ppid = 0;
+    if (std::sscanf(stat->c_str() + paren + 4, "%d", &ppid) != 1) continue;
+    parent_of.emplace_back(pid, ppid);
+  }
+  std::vector<pid_t> found = {root};
+  size_t n = 0;
+  // Breadth first: each round adds the children of what was found.
+  for (size_t at = 0; at < found.size(); ++at) {
+    for (const auto& [pid, ppid] : parent_of) {
+      if (ppid == found[at] && pid != root) {
+        found.push_back(pid);
+        ++n;
+      }
+    }
+  }
+  return n;
 }
 
 std::vector<ProcessMatch> findProcessesByName(std::string_view name, pid_t exclude) {

@@ -56,8 +56,26 @@ std::vector<pid_t> listProcesses();
 // /proc/PID/task/TID/comm without the newline ("" when gone).
 std::string readComm(pid_t pid, pid_t tid);
 
-// /proc/PID/cmdline split at NULs (empty for kernel threads and when gone).
+// /proc/PID/cmdline split at NULs (empty for kernel threads and when gone),
+// without the empty arguments that trail a rewritten title (see parseCmdline).
 std::vector<std::string> readCmdline(pid_t pid);
+// The text of a /proc/PID/cmdline split at NULs; trailing empty arguments
+// (the NUL padding setproctitle leaves) are dropped.
+std::vector<std::string> parseCmdline(std::string_view text);
+
+// A process's CPU time so far, from /proc/PID/stat: its threads' (live and
+// exited) and its waited-for children's, in ns (clock-tick resolution).
+struct ProcessCpu {
+  uint64_t user_ns = 0;
+  uint64_t system_ns = 0;
+};
+std::optional<ProcessCpu> readProcessCpu(pid_t pid);
+// The same from the text of a /proc/PID/stat ("pid (comm) S ppid ..."),
+// with `tick_ns` nanoseconds per clock tick; nullopt when malformed.
+std::optional<ProcessCpu> parseProcessCpu(std::string_view stat, uint64_t tick_ns);
+
+// Live (not zombie) processes below `root` in the process tree, at any depth.
+size_t countLiveDescendants(pid_t root);
 
 struct ProcessMatch {
   pid_t pid = 0;

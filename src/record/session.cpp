@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -37,12 +39,16 @@ namespace {
 // another ring by at most the time a pass takes; hold records this long.
 constexpr uint64_t kReorderSlackNs = 20'000'000;
 constexpr int kPollTimeoutMs = 100;
-// Per-thread rings are small: there may be a thousand of them.
+// Per-thread rings are small: there may be a thousand of them (larger with
+// a stack copy per sample: see perThreadRingPages).
 constexpr size_t kPerThreadRingPages = 8;
 // Descriptors kept free for everything else strobe opens (files, SQLite).
 constexpr int kReservedFds = 64;
 // Mapped files held open for symbolization (see kept_files.hpp).
 constexpr size_t kMaxKeptFiles = 256;
+// -d: how long a launched command has between SIGTERM and SIGKILL
+// (docs/USAGE.md).
+constexpr uint64_t kKillGraceNs = 2'000'000'000;
 // An off-CPU ring is this many times as large as the sampling ring: a
 // program that switches 100,000 times a second writes ~25 MB/s of switch
 // records (docs/BENCHMARKS.md, "Off-CPU time"), while strobe itself may
@@ -143,13 +149,30 @@ int shellStatus(int status) {
   return 1;
 }
 
-uint64_t cpuNs(const struct rusage& ru) {
-  auto ns = [](const timeval& tv) {
-    return static_cast<uint64_t>(tv.tv_sec) * 1'000'000'000ULL +
-           static_cast<uint64_t>(tv.tv_usec) * 1000ULL;
-  };
-  return ns(ru.ru_utime) + ns(ru.ru_stime);
+uint64_t timevalNs(const timeval& tv) {
+  return static_cast<uint64_t>(tv.tv_sec) * 1'000'000'000ULL +
+         static_cast<uint64_t>(tv.tv_usec) * 1000ULL;
 }
+
+// Makes strobe the reaper of the command's orphans (their parent exited
+// first), so that it can wait for them and count their CPU; restores the
+// previous setting on destruction.
+class SubreaperScope {
+ public:
+  explicit SubreaperScope(bool on) {
+    int was = 0;
+    if (!on || ::prctl(PR_GET_CHILD_SUBREAPER, &was) != 0) return;
+    if (was == 0 && ::prctl(PR_SET_CHILD_SUBREAPER, 1) == 0) set_ = true;
+  }
+  ~SubreaperScope() {
+    if (set_) ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+  }
+  SubreaperScope(const SubreaperScope&) = delete;
+  SubreaperScope& operator=(const SubreaperScope&) = delete;
+
+ private:
+  bool set_ = false;
+};
 
 // Raises the soft descriptor limit to the hard one; returns the soft limit.
 rlim_t raiseFdLimit() {
@@ -172,6 +195,9 @@ class Session {
     spec_.period = opt.period;
     spec_.callchain = opt.callchain || opt.stack_copy_bytes != 0;
     spec_.kernel = opt.kernel;
+    // Time in the kernel, on its user stack, wherever the kernel permits it
+    // (checked in run()).
+    spec_.kernel_time = !opt.kernel;
     if (opt.stack_copy_bytes != 0) {
       spec_.regs_user = unwind::archRegs().perf_mask;
       spec_.stack_user = opt.stack_copy_bytes;
@@ -183,6 +209,13 @@ class Session {
  private:
   size_t ringBytes(size_t pages) const {
     return pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  }
+  // A per-thread ring: kPerThreadRingPages, or room for four samples with
+  // their stack copies (-g dwarf / auto), at most --mmap-pages.
+  size_t perThreadRingPages() const {
+    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    const size_t need = (4 * (size_t{opt_.stack_copy_bytes} + 512) + page - 1) / page;
+    return std::min(opt_.mmap_pages, std::max(kPerThreadRingPages, std::bit_ceil(need)));
   }
   Status addRing(Fd fd, size_t pages, int cpu, pid_t tid);
   // An off-CPU ring of kOffCpuRingFactor x pages, or as large as the
@@ -229,7 +262,21 @@ class Session {
   SpanReceiver spans_;
   bool off_ring_warned_ = false;
   std::vector<std::string> warnings_;
+  std::string kernel_refused_;  // why kernel time is not sampled
+  // Attach: each target's CPU when recording began and when last read.
+  std::unordered_map<pid_t, std::pair<ProcessCpu, ProcessCpu>> target_cpu_;
+  void readTargetCpu(bool first);
 };
+
+void Session::readTargetCpu(bool first) {
+  for (pid_t pid : opt_.pids) {
+    auto cpu = readProcessCpu(pid);
+    if (!cpu || (!first && target_cpu_.count(pid) == 0)) continue;
+    auto& [start, last] = target_cpu_[pid];
+    if (first) start = *cpu;
+    last = *cpu;
+  }
+}
 
 Status Session::addRing(Fd fd, size_t pages, int cpu, pid_t tid) {
   auto ring = perf::RingBuffer::map(fd.get(), pages);
@@ -366,11 +413,12 @@ Status Session::coverThread(pid_t tid) {
     if (!fd) return fd.takeError();
     ++events_opened_;
     if (auto st = perf::enableEvent(fd->get()); !st) return st;
-    if (auto st = addRing(std::move(*fd), thread_pages, -1, tid); !st) return st;
+    if (auto st = addRing(std::move(*fd), perThreadRingPages(), -1, tid); !st) return st;
     if (!opt_.off_cpu) return {};
     auto off = openOffCpu(tid, -1);
     if (!off) return off.takeError();
     if (auto st = perf::enableEvent(off->get()); !st) return st;
+    // The switch records carry a small stack copy (kOffCpuStackCopy).
     return addOffCpuRing(std::move(*off), std::max<size_t>(1, thread_pages / 2), -1, tid);
   }
   // One ring per CPU and event; the events of later threads write into it.
@@ -454,11 +502,10 @@ Status Session::openAttach() {
     }
     return {};
   }
-  attr_ = perf::makeAttr(
-      spec_, mode_ == AttachMode::kInherit, /*enable_on_exec=*/false,
-      mode_ == AttachMode::kInherit
-          ? wakeup
-          : static_cast<uint32_t>(ringBytes(std::min(opt_.mmap_pages, kPerThreadRingPages)) / 4));
+  attr_ = perf::makeAttr(spec_, mode_ == AttachMode::kInherit, /*enable_on_exec=*/false,
+                         mode_ == AttachMode::kInherit
+                             ? wakeup
+                             : static_cast<uint32_t>(ringBytes(perThreadRingPages()) / 4));
   // Check every target first, so an unknown or forbidden pid is reported as such.
   return coverThreads();
 }
@@ -512,8 +559,19 @@ bool Session::targetsAlive() const {
 
 Result<RecordOutcome> Session::run() {
   if (auto tc = perf::eventTypeConfig(opt_.event); !tc) return tc.takeError();
+  if (spec_.kernel_time) {
+    // Without the privilege, user time only, and every report says so.
+    if (auto st = perf::probeKernelSampling(); !st && st.error().kind == ErrorKind::kPermission) {
+      spec_.kernel_time = false;
+      kernel_refused_ = st.error().message;
+    }
+  }
   if (auto st = checkOffCpu(); !st) return st.takeError();
   const bool launch = !opt_.command.empty();
+  // With inherit, the command's children are followed until they end, also
+  // after the command itself exited (record -- make): strobe reaps them.
+  const bool follow = launch && opt_.inherit;
+  SubreaperScope subreaper(follow);
   std::optional<HeldChild> child;
   if (launch) {
     std::vector<std::string> env;
@@ -556,6 +614,8 @@ Result<RecordOutcome> Session::run() {
     meta.call_graph = opt_.unwind_auto ? "auto" : "dwarf";
     meta.stack_copy_bytes = opt_.stack_copy_bytes;
   }
+  meta.kernel_time = spec_.kernel || spec_.kernel_time ? 1 : 0;
+  meta.kernel_refused = kernel_refused_;
   meta.hostname = hostName();
   meta.kernel = kernelRelease();
   meta.strobe_version = STROBE_VERSION;
@@ -585,6 +645,8 @@ Result<RecordOutcome> Session::run() {
   if (opt_.stack_copy_bytes != 0) {
     converter_->enableUnwinding(opt_.unwind_auto ? unwind::UnwindMode::kAuto
                                                  : unwind::UnwindMode::kDwarf);
+  } else if (opt_.callchain) {
+    converter_->enableFramePointerCheck();
   }
   if (!filter_pids_.empty()) converter_->setPidFilter(filter_pids_);
   if (opt_.off_cpu) converter_->enableOffCpu(opt_.off_cpu_min_ns);
@@ -597,6 +659,7 @@ Result<RecordOutcome> Session::run() {
     for (pid_t pid : listProcesses()) synthesize(pid);
   } else if (!launch) {
     for (pid_t pid : opt_.pids) synthesize(pid);
+    readTargetCpu(/*first=*/true);
     if (opt_.spans) {
       for (pid_t pid : opt_.pids) spans_.attach(pid, warnings_);
     }
@@ -607,7 +670,9 @@ Result<RecordOutcome> Session::run() {
   };
   const pid_t pid = launch ? child->pid() : -1;
   SignalScope signals(pid, wake_write.get());
+  uint64_t released_ns = 0;
   if (launch) {
+    released_ns = monotonicNs();
     if (auto st = child->release(); !st) return st.takeError();
     child->abandon();
   }
@@ -617,10 +682,13 @@ Result<RecordOutcome> Session::run() {
       opt_.duration_ns != 0 ? meta.start_monotonic_ns + opt_.duration_ns : UINT64_MAX;
   const bool ticking = opt_.on_tick && opt_.tick_ns != 0;
   uint64_t next_tick = ticking ? meta.start_monotonic_ns + opt_.tick_ns : UINT64_MAX;
-  bool terminated = false;  // launch: the command got SIGTERM at the deadline
+  uint64_t terminated_ns = 0;  // launch: when the command got SIGTERM at the deadline
+  bool killed = false;         // ... and SIGKILL after the grace period
+  bool command_done = false;   // launch: the command exited (its children may not have)
+  uint64_t user_ns = 0;        // launch: CPU of the command and of every reaped descendant
+  uint64_t system_ns = 0;
   uint64_t last_scan = monotonicNs();
   RecordOutcome outcome;
-  struct rusage ru = {};
   int status = 0;
   std::vector<pollfd> fds;
   for (;;) {
@@ -645,17 +713,51 @@ Result<RecordOutcome> Session::run() {
     }
 
     if (launch) {
-      pid_t w = ::wait4(pid, &status, WNOHANG, &ru);
-      if (w == pid) break;
-      if (w < 0 && errno != EINTR) break;  // cannot happen for our own child
-      if (pass_start >= deadline && !terminated) {
-        ::kill(pid, SIGTERM);
-        terminated = true;
+      // The command, and (as their reaper) its orphaned descendants.
+      bool children_left = true;
+      for (;;) {
+        int st = 0;
+        struct rusage ru = {};
+        const pid_t w = ::wait4(follow ? -1 : pid, &st, WNOHANG, &ru);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+          children_left = w == 0;
+          break;
+        }
+        user_ns += timevalNs(ru.ru_utime);
+        system_ns += timevalNs(ru.ru_stime);
+        if (w == pid) {
+          status = st;
+          command_done = true;
+          outcome.command_ns = monotonicNs() - released_ns;
+          // From now on a signal to strobe ends the recording (the
+          // descendants are left alone), as when attached.
+          g_forward_to = -1;
+        }
+      }
+      if (command_done) {
+        if (!follow || !children_left) break;
+        // Descendants still running: follow them until they end, unless
+        // the recording is stopped (a signal, -d, a live view's end).
+        if (g_stop.load() || pass_start >= deadline) {
+          outcome.descendants_left = countLiveDescendants(::getpid());
+          break;
+        }
+      } else if (pass_start >= deadline) {
+        if (terminated_ns == 0) {
+          ::kill(pid, SIGTERM);
+          terminated_ns = pass_start;
+        } else if (!killed && pass_start - terminated_ns >= kKillGraceNs) {
+          // -d is a hard limit: a command that ignores SIGTERM is killed.
+          ::kill(pid, SIGKILL);
+          killed = true;
+        }
       }
     } else {
       if (g_stop.load() || pass_start >= deadline) break;
       if (pass_start - last_scan >= 100'000'000ULL) {
         last_scan = pass_start;
+        if (!opt_.system_wide) readTargetCpu(/*first=*/false);
         if (!opt_.system_wide && !targetsAlive()) break;
         if (mode_ == AttachMode::kPerThread && rescan_) {
           // Recording has begun: a thread that cannot be covered is worth a
@@ -671,7 +773,7 @@ Result<RecordOutcome> Session::run() {
     }
 
     int timeout = kPollTimeoutMs;
-    if (deadline != UINT64_MAX && !terminated) {
+    if (deadline != UINT64_MAX && terminated_ns == 0) {
       uint64_t now = monotonicNs();
       uint64_t left_ms = deadline > now ? (deadline - now + 999'999) / 1'000'000 : 0;
       timeout = static_cast<int>(std::min<uint64_t>(left_ms, kPollTimeoutMs));
@@ -708,6 +810,17 @@ Result<RecordOutcome> Session::run() {
   jit_.finish(profile_, *converter_, monotonicNs(), warnings_);
 
   outcome.exit_status = launch ? shellStatus(status) : 0;
+  if (killed) {
+    warnings_.push_back("the command did not exit within " +
+                        std::to_string(kKillGraceNs / 1'000'000'000) +
+                        " s of the SIGTERM that ended -d: strobe killed it (SIGKILL)");
+  }
+  if (outcome.descendants_left > 0) {
+    const size_t n = outcome.descendants_left;
+    warnings_.push_back((n == 1 ? std::string("1 process") : std::to_string(n) + " processes") +
+                        " the command started " + (n == 1 ? "was" : "were") +
+                        " still running when the recording stopped: not sampled after that");
+  }
   outcome.stats = converter_->stats();
   outcome.malformed_records = queue_->malformed();
   outcome.rings = closed_stats_;
@@ -721,7 +834,17 @@ Result<RecordOutcome> Session::run() {
   meta.throttle_events = outcome.stats.throttled;
   meta.unsampled_threads = outcome.stats.unsampled_threads;
   meta.unsampled_count = outcome.stats.unsampled_count;
-  meta.target_cpu_ns = launch ? cpuNs(ru) : 0;
+  if (!launch && !opt_.system_wide) {
+    // Attached: what the targets' /proc/PID/stat counted while recording.
+    readTargetCpu(/*first=*/false);
+    for (const auto& [pid, cpu] : target_cpu_) {
+      const auto& [start, last] = cpu;
+      user_ns += last.user_ns >= start.user_ns ? last.user_ns - start.user_ns : 0;
+      system_ns += last.system_ns >= start.system_ns ? last.system_ns - start.system_ns : 0;
+    }
+  }
+  meta.target_cpu_ns = opt_.system_wide ? 0 : user_ns + system_ns;
+  meta.target_system_ns = opt_.system_wide ? 0 : system_ns;
   meta.exit_status = outcome.exit_status;
   if (opt_.off_cpu) {
     const OffCpuStats& o = outcome.stats.off_cpu;

@@ -27,12 +27,18 @@
 // Existing mappings and thread names of attached (or, for -a, all)
 // processes are synthesized from /proc before the first sample is applied.
 //
-// Ending: the command exits (launch); every target exited (attach); the
-// duration elapsed (launch: the command then gets SIGTERM and strobe waits
-// for it); SIGINT/SIGTERM/SIGHUP/SIGQUIT to strobe (launch: forwarded to the
-// command, whose exit ends the session; otherwise they stop recording). The
-// previous signal handlers are restored on return. The soft RLIMIT_NOFILE is
-// raised to the hard limit (and left there).
+// Ending: the command and every process it started exited (launch: strobe
+// is their subreaper while recording, so descendants whose parent exited
+// first are followed to their end and their CPU counted; with --no-inherit
+// the command alone); every target exited (attach); the duration elapsed
+// (launch: the command then gets SIGTERM, and SIGKILL if it has not exited
+// kKillGraceNs later; the recording ends when it is gone);
+// SIGINT/SIGTERM/SIGHUP/SIGQUIT to strobe (launch: forwarded to the
+// command while it runs, whose exit ends the session; otherwise they stop
+// recording). Descendants still running when a launch's recording stops are
+// left alone and counted (RecordOutcome::descendants_left). The previous
+// signal handlers are restored on return. The soft RLIMIT_NOFILE is raised
+// to the hard limit (and left there).
 // Live views (`top`): RecordOptions::on_tick is called from the drain loop
 // every tick_ns, on the recording thread, with the Profile so far (records
 // are applied up to the reorder slack, ~20 ms, behind) which it may
@@ -117,7 +123,9 @@ struct RingStats {
 };
 
 struct RecordOutcome {
-  int exit_status = 0;  // launch: as a shell reports it (128+N for signal N); else 0
+  int exit_status = 0;          // launch: as a shell reports it (128+N for signal N); else 0
+  uint64_t command_ns = 0;      // launch: from its exec to its exit (0: it did not exit)
+  size_t descendants_left = 0;  // launch: processes it started, still running at the end
   ConverterStats stats;
   uint64_t malformed_records = 0;
   std::vector<RingStats> rings;                // every ring the session had

@@ -139,6 +139,7 @@ Result<RecordingSummary> readSummary(const std::string& path) {
     (void)applyMetaRow(meta, text(0), text(1));
   }
   out.command = meta.command;
+  out.target = meta.target;
   out.start_realtime_ns = meta.start_realtime_ns;
   out.duration_ns = meta.duration_ns;
   Stmt c;

@@ -39,6 +39,7 @@ Status runQuery(const std::string& path, std::string_view sql, const QueryCallba
 
 struct RecordingSummary {
   std::vector<std::string> command;
+  std::string target;  // as model::Meta::target: "command", "pid 12", "system"
   uint64_t start_realtime_ns = 0;
   uint64_t duration_ns = 0;
   uint64_t samples = 0;

@@ -40,10 +40,9 @@ std::string headerLine(const Snapshot& s) {
   }
   std::string span =
       s.window_ns == 0 ? "cumulative" : "last " + output::formatDuration(s.window_ns);
-  return fmt::format(
-      "strobe top: {}   elapsed {}   {}   {:.0f} samples/s   {} lost   {} threads   {}", s.target,
-      output::formatDuration(s.elapsed_ns), sampled, s.samples_per_s, s.lost, s.totals.threads,
-      span);
+  return fmt::format("strobe top: {}   elapsed {}   {}   {:.0f} samples/s   {} lost   {} {}   {}",
+                     s.target, output::formatDuration(s.elapsed_ns), sampled, s.samples_per_s,
+                     s.lost, s.totals.threads, s.totals.threads == 1 ? "thread" : "threads", span);
 }
 
 std::vector<std::string> tableLines(const Snapshot& s, size_t max_name) {

@@ -53,6 +53,15 @@ ModuleCfi* Unwinder::moduleCfi(const AddressMap& map, uint32_t module) {
   return m.cfi.get();
 }
 
+std::optional<bool> Unwinder::framePointerSetUp(const AddressMap& map, uint64_t pc) {
+  uint32_t module = 0;
+  uint64_t offset = 0;
+  if (!map.find(pc, module, offset)) return std::nullopt;
+  const Rule& r = ruleFor(map, module, offset);
+  if (r.cfa_kind == Rule::kCfaNone) return std::nullopt;
+  return r.cfa_reg == archRegs().fp;
+}
+
 bool Unwinder::moduleUsesFramePointers(const AddressMap& map, uint32_t module) {
   ModuleCfi* cfi = moduleCfi(map, module);
   return cfi != nullptr && cfi->usesFramePointers();
@@ -138,6 +147,12 @@ UnwindResult Unwinder::unwind(const AddressMap& map, const Registers& initial,
       // A caller in a module that keeps frame pointers: its frame is set up
       // (it made a call), so the frame record at fp is valid.
       fp_frame = true;
+      // The outermost frame's frame pointer is 0 (the psABI asks _start to
+      // clear it; its CFI marks the return address undefined too).
+      if (fp_known && fp == 0) {
+        reason = StopReason::kEntry;
+        break;
+      }
       if (!fp_known || fp < sp) {
         reason = StopReason::kBadFrame;
         break;

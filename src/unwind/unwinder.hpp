@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,12 @@ class Unwinder {
   [[nodiscard]] const UnwinderStats& stats() const { return stats_; }
   // Whether a module keeps frame pointers (as judged for -g auto); opens it.
   bool moduleUsesFramePointers(const AddressMap& map, uint32_t module);
+  // Whether the function at `pc` (a sampled pc, not a return address) has
+  // its frame set up there: its CFA is computed from the frame pointer, so
+  // the frame pointer holds its own frame and a frame-pointer walk from it
+  // finds its caller. false: a frameless function, or a pc in a prologue
+  // or epilogue (a walk from there skips the caller). nullopt: no CFI.
+  std::optional<bool> framePointerSetUp(const AddressMap& map, uint64_t pc);
 
  private:
   struct Slot {

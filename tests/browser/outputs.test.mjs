@@ -332,6 +332,12 @@ try {
     const summary = await page.textContent("#summary");
     check(summary.includes("1,000 off-CPU intervals") && summary.includes("wall (CPU + off-CPU)"),
       `the header counts off-CPU intervals and names the wall time ("${summary}")`);
+    // The command's own CPU (the CPU samples' time plus 10% in the
+    // recording) is set beside the CPU samples, never beside the wall time.
+    const cpu = /(\d+\.\d+) (s|ms) CPU sampled of (\d+\.\d+) (s|ms) used/.exec(summary);
+    const ns = (v, u) => Number(v) * (u === "s" ? 1e9 : 1e6);
+    check(cpu !== null && Math.abs(ns(cpu[3], cpu[4]) / ns(cpu[1], cpu[2]) - 1.1) < 0.01,
+      `the header sets the command's CPU beside the CPU samples only ("${summary}")`);
     const legend = await page.textContent("#legend");
     check(legend.includes("CPU") && legend.includes("off-CPU"), `the timeline has a legend ("${legend}")`);
     await page.screenshot({ path: path.join(artifacts, "viewer-offcpu.png"), fullPage: true });

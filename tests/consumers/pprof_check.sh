@@ -7,7 +7,8 @@
 #      one location;
 #   3. `pprof -tags` sees the thread label;
 #   4. the same agreement on a real recording of fixture_shares (skipped,
-#      with the reason, when the kernel refuses to profile).
+#      with the reason, when the kernel refuses to profile), whose comments
+#      (pprof -comments) give the sampled CPU next to the command's own.
 # Usage: pprof_check.sh BUILD_DIR
 set -euo pipefail
 
@@ -76,6 +77,14 @@ if "$strobe" record -F 999 -o "$work/real.db" -- "$build/tests/fixtures/fixture_
   top=$work/real-top.txt
   report=$work/real.txt
   for f in 'work_six()' 'work_three()' 'work_one()'; do compare "$f"; done
+  # The sampled CPU next to the command's own, as strobe's report header has it.
+  header=$(grep -o "CPU sampled: .* of the command's [^ ]* [a-z]*" "$work/real.txt" | head -1)
+  "$pprof" -comments "$work/real.pb.gz" > "$work/comments.txt" 2>&1
+  if [ -z "$header" ] || ! grep -qF "$header" "$work/comments.txt"; then
+    echo "FAIL: pprof -comments lacks the report's '$header'"; cat "$work/comments.txt"; fail=1
+  else
+    echo "ok: pprof -comments: $header"
+  fi
 else
   echo "SKIP (real recording): strobe record failed here:"; sed 's/^/  /' "$work/record.txt"
 fi

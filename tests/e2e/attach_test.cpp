@@ -180,6 +180,25 @@ TEST_F(AttachTest, CpuFilteredModeKeepsOnlyTheTarget) {
   EXPECT_NEAR(selfShare(p, "work_one()"), 10.0, 5.0);
 }
 
+// Attached, the targets' own CPU while recording comes from /proc and is
+// stated next to the sampled CPU.
+TEST_F(AttachTest, TheTargetsOwnCpuIsNextToTheSampledCpu) {
+  Background fixture({kFixtures + "fixture_until_signal"});
+  ASSERT_GT(fixture.pid(), 0);
+  sleepMs(100);
+  Ran r = record({"-F", "999", "-d", "1s", "-p", std::to_string(fixture.pid())});
+  ASSERT_EQ(r.status, 0) << r.err;
+  model::Profile p = load();
+  const double cpu = static_cast<double>(p.meta().target_cpu_ns);
+  ASSERT_GT(cpu, 0.1e9) << "the fixture burns CPU while attached";
+  // /proc counts in clock ticks (10 ms): allow for them.
+  EXPECT_NEAR(static_cast<double>(model::totals(p).weight), cpu, 0.1 * cpu + 20e6);
+  EXPECT_NE(r.err.find(" of the process's "), std::string::npos) << r.err;
+  Ran rep = runProcess({kStrobe, "report", db()});
+  EXPECT_NE(rep.out.find("   CPU sampled: "), std::string::npos) << rep.out;
+  EXPECT_NE(rep.out.find(" of the process's "), std::string::npos) << rep.out;
+}
+
 TEST_F(AttachTest, AttachEndsWhenTheTargetExitsAndNamesItsThreads) {
   Background fixture({kFixtures + "fixture_shares", "100000", "100"});
   ASSERT_GT(fixture.pid(), 0);
@@ -300,6 +319,27 @@ TEST_F(AttachTest, ForkedAndExecedChildIsAttributedToItsOwnProcess) {
   EXPECT_EQ(selfShare(q, "work_six()"), 0.0);
 }
 
+// A process that rewrote its title (setproctitle leaves the old argument
+// area padded with NULs): the header shows what ps shows.
+TEST_F(AttachTest, ARetitledProcessIsNamedAsPsNamesIt) {
+  Background fixture({kFixtures + "fixture_retitle", std::string(40, 'x'), std::string(40, 'y')});
+  ASSERT_GT(fixture.pid(), 0);
+  sleepMs(200);
+  const std::string pid = std::to_string(fixture.pid());
+  Ran ps = runProcess({"/usr/bin/ps", "-o", "args=", "-p", pid});
+  ASSERT_EQ(ps.status, 0) << ps.err;
+  std::string shown = ps.out.substr(0, ps.out.find_last_not_of(" \n") + 1);
+  ASSERT_EQ(shown, "retitled-server *:6399") << "the fixture did not rewrite its title";
+  Ran r = record({"-p", pid, "-d", "300ms"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("strobe: recorded pid " + pid + " (" + shown + ") ("), std::string::npos)
+      << r.err;
+  Ran rep = runProcess({kStrobe, "report", db()});
+  EXPECT_NE(rep.out.find("\ncommand:   pid " + pid + " (" + shown + ")\n"), std::string::npos)
+      << rep.out;
+  EXPECT_EQ(load().meta().command, std::vector<std::string>{shown});
+}
+
 TEST_F(AttachTest, SystemWideListsABusyProcessAmongTheTop) {
   Background fixture({kFixtures + "fixture_until_signal"});
   ASSERT_GT(fixture.pid(), 0);
@@ -317,6 +357,11 @@ TEST_F(AttachTest, SystemWideListsABusyProcessAmongTheTop) {
   EXPECT_EQ(p.meta().target, "system");
   EXPECT_NEAR(static_cast<double>(p.meta().duration_ns) / 1e9, 1.0, 0.1);
   EXPECT_GT(selfShare(p, "spin_until_signal()"), 0.0);
+  // What was recorded is named wherever a recording is listed or shown.
+  Ran text = runProcess({kStrobe, "report", db(), "--top", "1"});
+  EXPECT_NE(text.out.find("\ncommand:   the whole system\n"), std::string::npos) << text.out;
+  Ran list = runProcess({kStrobe, "list", dir_});
+  EXPECT_NE(list.out.find("  the whole system\n"), std::string::npos) << list.out;
 }
 
 TEST_F(AttachTest, KernelFramesAreKeptAndNamed) {

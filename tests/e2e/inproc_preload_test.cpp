@@ -56,6 +56,16 @@ TEST_F(PreloadTest, ProfilesAnUnmodifiedProgramToExit) {
   EXPECT_NEAR(selfPct(report, "work_six()"), 60.0, 4.0) << report;
   EXPECT_NEAR(selfPct(report, "work_three()"), 30.0, 4.0) << report;
   EXPECT_NEAR(selfPct(report, "work_one()"), 10.0, 4.0) << report;
+  // The work functions are leaves without a frame: the frame-pointer walk
+  // skipped worker(int), and the stacks line says so rather than claiming
+  // complete stacks.
+  const size_t stacks = report.find("\nstacks:    ");
+  ASSERT_NE(stacks, std::string::npos) << report;
+  const std::string line = report.substr(stacks + 12, report.find('\n', stacks + 1) - stacks - 12);
+  EXPECT_NE(line.find("skipped the caller of a function without a frame pointer ([missing "
+                      "caller])"),
+            std::string::npos)
+      << line;
 }
 
 // Unprivileged, the perf engine's rings come out of a small locked-memory
@@ -182,6 +192,82 @@ TEST_F(PreloadTest, SignalTogglesWriteOneProfilePerPhase) {
   EXPECT_GT(selfPct(second, "phase_two()"), 85.0) << second;
   EXPECT_LT(selfPct(second, "phase_one()"), 1.0) << second;
   EXPECT_NE(r.err.find("profile written to " + dir_ + "/phase.2.txt"), std::string::npos) << r.err;
+}
+
+// Threads that rename themselves after their first sample and exit long
+// before the profile is written keep their last names: the perf engine
+// follows COMM records, the timer engine reads the name as the thread exits
+// (through the pthread_create interposer).
+TEST_F(PreloadTest, RenamedShortLivedThreadsKeepTheirLastNames) {
+  for (const char* engine : {"perf", "timer"}) {
+    SCOPED_TRACE(engine);
+    std::string out = dir_ + "/names-" + engine + ".trace.json";
+    Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + out,
+                        "STROBE_FREQ=999", std::string("STROBE_ENGINE=") + engine,
+                        kFixtures + "fixture_named_threads", "10"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    if (std::string(engine) == "perf" && r.err.find("perf engine") == std::string::npos &&
+        r.err.find("(perf engine") == std::string::npos) {
+      GTEST_SKIP() << "perf_event refused here: " << r.err;
+    }
+    std::string trace = readFile(out);
+    for (int i = 0; i < 10; ++i) {
+      const std::string name = "\"renamed-" + std::to_string(i) + " (";
+      EXPECT_NE(trace.find(name), std::string::npos) << name << " missing; " << r.err;
+    }
+  }
+}
+
+// With STROBE_SIGNAL, a profile that is still running when the program
+// exits is written then, as the next numbered file.
+TEST_F(PreloadTest, AProfileRunningAtExitIsWrittenWithTheSignalToo) {
+  int pid =
+      startProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + dir_ + "/phase.txt",
+                    "STROBE_SIGNAL=SIGUSR2", "STROBE_FREQ=499", kFixtures + "fixture_phases", dir_},
+                   dir_);
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(waitForFile(dir_ + "/ready"));
+  kill(pid, SIGUSR2);  // start, and never stop
+  sleepMs(100);
+  touch(dir_ + "/go-1");
+  ASSERT_TRUE(waitForFile(dir_ + "/done-1"));
+  touch(dir_ + "/go-2");
+  ASSERT_TRUE(waitForFile(dir_ + "/done-2"));
+  touch(dir_ + "/quit");
+  Ran r = waitProcess(pid, dir_);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("strobe: profile written to " + dir_ + "/phase.1.txt"), std::string::npos)
+      << r.err;
+  std::string report = readFile(dir_ + "/phase.1.txt");
+  EXPECT_NEAR(selfPct(report, "phase_one()"), 50.0, 15.0) << report;
+  EXPECT_NEAR(selfPct(report, "phase_two()"), 50.0, 15.0) << report;
+}
+
+// Under a seccomp filter that refuses perf_event_open (a container's), the
+// timer engine is used and the message says why; the C API tells the
+// engine and the reason.
+TEST_F(PreloadTest, UnderASeccompFilterTheTimerEngineIsUsedAndSaidWhy) {
+  const std::string deny = kFixtures + "fixture_deny_perf_event";
+  const std::string reason = "perf_event_open is blocked by a seccomp filter (in a container?)";
+  std::string out = dir_ + "/app.txt";
+  Ran r = runProcess({deny, "/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + out,
+                      kFixtures + "fixture_shares", "100000", "100"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("strobe: " + reason + "; using the timer engine\n"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("(timer engine, "), std::string::npos) << r.err;
+  EXPECT_GT(selfPct(readFile(out), "work_six()"), 40.0) << readFile(out);
+
+  Ran api = runProcess({deny, STROBE_BINARY_DIR "/tests/e2e/inproc_engine_probe"});
+  ASSERT_EQ(api.status, 0) << api.err;
+  EXPECT_EQ(api.out, "running: engine=timer fallback=" + reason +
+                         "\nstopped: engine=timer fallback=" + reason + "\n");
+  // Without the filter: the perf engine, and no reason (where perf is allowed).
+  Ran free = runProcess({STROBE_BINARY_DIR "/tests/e2e/inproc_engine_probe"});
+  ASSERT_EQ(free.status, 0) << free.err;
+  if (free.out.find("engine=perf") != std::string::npos) {
+    EXPECT_EQ(free.out, "running: engine=perf fallback=\nstopped: engine=perf fallback=\n");
+  }
 }
 
 TEST_F(PreloadTest, ForkAndExecWhileProfiledComplete) {

@@ -5,8 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <regex>
 #include <thread>
 
 #include "model/aggregate.hpp"
@@ -59,6 +62,22 @@ double deepShare(const model::Profile& p) {
     if (n >= 2) deep += s.weight;
   }
   return 100.0 * static_cast<double>(deep) / static_cast<double>(model::totals(p).weight);
+}
+
+// Whether this process may sample the kernel: root, or
+// kernel.perf_event_paranoid <= 1 (CAP_PERFMON is not checked).
+bool kernelSamplingAllowed() {
+  std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
+  int paranoid = 3;
+  in >> paranoid;
+  return ::geteuid() == 0 || paranoid <= 1;
+}
+
+int paranoidLevel() {
+  std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
+  int paranoid = 3;
+  in >> paranoid;
+  return paranoid;
 }
 
 const model::TopRow* findRow(const std::vector<model::TopRow>& rows, const std::string& name) {
@@ -157,7 +176,7 @@ TEST_F(RecordTest, ThreadsTooShortToSampleAreAccountedFor) {
       "strobe: warning: " + std::to_string(m.unsampled_threads) + " threads ran ";
   EXPECT_NE(r.err.find(warning), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("of CPU but were never sampled: each ran less than one sampling period "
-                       "(10.1 ms at 99 Hz), or only in the kernel (which -k samples)\n  hint: "
+                       "(10.1 ms at 99 Hz)\n  hint: "
                        "raise -F (e.g. -F 999) to sample short-lived threads\n"),
             std::string::npos)
       << r.err;
@@ -165,6 +184,166 @@ TEST_F(RecordTest, ThreadsTooShortToSampleAreAccountedFor) {
   EXPECT_NE(rep.out.find("\nunsampled: " + std::to_string(m.unsampled_threads) + " threads ran "),
             std::string::npos)
       << rep.out;
+}
+
+// Kernel time counts (acceptance: `record -- dd if=/dev/zero of=/dev/null
+// bs=512`, here a fixture doing the same small reads and writes): the
+// sampled CPU is the command's own user+system time (its rusage), and one
+// [kernel] frame on top of the user stack that entered the kernel holds the
+// system part.
+TEST_F(RecordTest, KernelTimeIsSampledOnTheUserStackThatEnteredIt) {
+  if (!kernelSamplingAllowed()) {
+    GTEST_SKIP() << "kernel sampling needs root or perf_event_paranoid <= 1 (it is "
+                 << paranoidLevel() << ")";
+  }
+  // -g auto: libc's system call wrappers keep no frame pointer, so -g fp
+  // would skip their callers ([missing caller]).
+  Ran r = record({kFixtures + "fixture_syscalls", "1.0"}, {"-F", "999", "-g", "auto"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  model::Profile p = load();
+  const model::Meta& m = p.meta();
+  const double cpu = static_cast<double>(m.target_cpu_ns);
+  const double sys = static_cast<double>(m.target_system_ns);
+  ASSERT_GT(cpu, 0.1e9);
+  ASSERT_GT(sys, 0.5 * cpu) << "the fixture must spend most of its time in system calls";
+  EXPECT_EQ(m.kernel_time, 1u);
+  EXPECT_EQ(m.kernel_refused, "");
+  const double weight = static_cast<double>(model::totals(p).weight);
+  EXPECT_NEAR(weight, cpu, 0.1 * cpu) << "sampled " << weight << " ns, rusage " << cpu << " ns";
+  // [kernel] is the system part, within 10% of the command's CPU.
+  uint64_t kernel = 0;
+  uint64_t kernel_under_loop = 0;
+  for (const model::Sample& s : p.samples()) {
+    std::vector<std::string> names;
+    p.forEachFrame(s.stack, [&](model::LocationId l) {
+      const model::Location& loc = p.locations()[l];
+      names.push_back(loc.lines.empty() ? ""
+                                        : p.str(p.functions()[loc.lines.back().function].name));
+    });
+    if (names.empty() || names.front() != "[kernel]") continue;
+    kernel += s.weight;
+    if (std::find(names.begin(), names.end(), "syscall_loop(double)") != names.end()) {
+      kernel_under_loop += s.weight;
+    }
+  }
+  EXPECT_NEAR(static_cast<double>(kernel), sys, 0.1 * cpu)
+      << "[kernel] " << kernel << " ns, rusage system " << sys << " ns";
+  // ... on the user stack that made the system calls.
+  EXPECT_GT(static_cast<double>(kernel_under_loop), 0.95 * static_cast<double>(kernel));
+  EXPECT_NEAR(selfShare(p, "[kernel]"), 100.0 * sys / cpu, 10.0);
+  // Sampled CPU next to the command's own, in the summary and the report.
+  EXPECT_NE(r.err.find(" of the command's "), std::string::npos) << r.err;
+  Ran rep = runProcess({kStrobe, "report", db()});
+  EXPECT_NE(rep.out.find("   CPU sampled: "), std::string::npos) << rep.out;
+  EXPECT_NE(rep.out.find(" of the command's "), std::string::npos) << rep.out;
+  EXPECT_EQ(rep.out.find("\nkernel:"), std::string::npos) << rep.out;
+}
+
+// Where the kernel refuses kernel sampling (an unprivileged user under
+// perf_event_paranoid 2), the report says how much of the command's CPU was
+// in the kernel and not sampled, and what would allow it.
+TEST_F(RecordTest, WithoutKernelSamplingTheMissingKernelTimeIsStated) {
+  if (::geteuid() != 0) GTEST_SKIP() << "switching to nobody with setpriv needs root";
+  if (::access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/setpriv";
+  const int paranoid = paranoidLevel();
+  if (paranoid != 2) {
+    GTEST_SKIP() << "perf_event_paranoid is " << paranoid
+                 << ": user-space profiling without kernel sampling needs 2";
+  }
+  namespace fs = std::filesystem;
+  fs::permissions(dir_, fs::perms::all);
+  Ran r = runProcess({"/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                      kStrobe, "record", "-F", "999", "-o", db(), "--",
+                      kFixtures + "fixture_syscalls", "1.0"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  model::Profile p = load();
+  const model::Meta& m = p.meta();
+  EXPECT_EQ(m.kernel_time, 0u);
+  const std::string reason =
+      "kernel.perf_event_paranoid is 2, which forbids kernel sampling for unprivileged users";
+  EXPECT_EQ(m.kernel_refused, reason);
+  ASSERT_GT(m.target_system_ns, m.target_cpu_ns / 2);
+  // What was sampled is the user part of the command's CPU (rusage splits
+  // user and system time by clock ticks: allow a few).
+  const double user = static_cast<double>(m.target_cpu_ns - m.target_system_ns);
+  EXPECT_NEAR(static_cast<double>(model::totals(p).weight), user,
+              0.1 * static_cast<double>(m.target_cpu_ns) + 15e6);
+  const std::regex warning(
+      "strobe: warning: user time only: [0-9.]+ m?s of the command's [0-9.]+ m?s CPU was in the "
+      "kernel and not sampled \\(" +
+      reason +
+      "\\)\n  hint: sudo sysctl kernel.perf_event_paranoid=1, or run as root or with "
+      "CAP_PERFMON\n");
+  EXPECT_TRUE(std::regex_search(r.err, warning)) << r.err;
+  Ran rep = runProcess({kStrobe, "report", db()});
+  EXPECT_NE(rep.out.find("\nkernel:    user time only: "), std::string::npos) << rep.out;
+}
+
+// A command that exits at once: the summary says so, with its status and
+// how long it ran, instead of a bare "0 samples".
+TEST_F(RecordTest, ACommandThatFailsAtOnceIsReported) {
+  Ran r = record({"/bin/sh", "-c", "exit 2"}, {});
+  EXPECT_EQ(r.status, 2);
+  const std::regex said(
+      "\nstrobe: no sample was taken: the command exited with status 2 after [0-9.]+ (us|ms), "
+      "less than one sampling period \\(10\\.1 ms of CPU at 99 Hz\\)\n");
+  EXPECT_TRUE(std::regex_search(r.err, said)) << r.err;
+  EXPECT_NE(r.err.find(", 0 threads, 0 samples, "), std::string::npos) << r.err;
+  // One thread is "1 thread".
+  r = record({kFixtures + "fixture_syscalls", "0.3"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find(", 1 thread, "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("no sample was taken"), std::string::npos) << r.err;
+}
+
+// `record -- make`: the command's children are followed after the command
+// itself exited, until they end too; their CPU is the command's.
+TEST_F(RecordTest, ChildrenAreFollowedAfterTheCommandExits) {
+  Ran r = record({kFixtures + "fixture_orphan", "1.0"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  model::Profile p = load();
+  EXPECT_GT(selfShare(p, "orphan_work(double)"), 90.0);
+  const double cpu = static_cast<double>(p.meta().target_cpu_ns);
+  EXPECT_GT(cpu, 0.95e9) << "the child's CPU is counted";
+  EXPECT_NEAR(static_cast<double>(model::totals(p).weight), cpu, 0.1 * cpu);
+  EXPECT_GE(p.meta().duration_ns, 900'000'000u);
+}
+
+// Stopping strobe while it follows them: the children still running are
+// left alone and counted.
+TEST_F(RecordTest, ChildrenStillRunningWhenStoppedAreCounted) {
+  int pid =
+      startProcess({kStrobe, "record", "-o", db(), "--", kFixtures + "fixture_orphan", "30"}, dir_);
+  ASSERT_GT(pid, 0);
+  sleepMs(800);
+  ASSERT_EQ(::kill(pid, SIGINT), 0);
+  Ran r = waitProcess(pid, dir_);
+  model::Profile p = load();
+  // The orphan goes on: end it.
+  for (const model::Thread& t : p.threads()) {
+    if (t.pid != p.meta().pid) ::kill(t.pid, SIGKILL);
+  }
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("strobe: warning: 1 process the command started was still running when "
+                       "the recording stopped: not sampled after that\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_GT(selfShare(p, "orphan_work(double)"), 80.0);
+}
+
+// -d is a hard limit: a command that ignores SIGTERM is killed after the
+// grace period, and the summary says so.
+TEST_F(RecordTest, DurationIsAHardLimit) {
+  Ran r = record({kFixtures + "fixture_until_signal", "ignore-term"}, {"-d", "300ms"});
+  EXPECT_EQ(r.status, 128 + SIGKILL) << r.err;
+  EXPECT_NE(r.err.find("strobe: warning: the command did not exit within 2 s of the SIGTERM that "
+                       "ended -d: strobe killed it (SIGKILL)\n"),
+            std::string::npos)
+      << r.err;
+  model::Profile p = load();
+  // 300 ms, the 2 s grace period, and some slack (the fixture would go on for 30 s).
+  EXPECT_LT(p.meta().duration_ns, 10'000'000'000u);
+  EXPECT_GT(selfShare(p, "spin_until_signal()"), 80.0);
 }
 
 TEST_F(RecordTest, RecordingIsSelfContained) {
@@ -237,8 +416,9 @@ TEST_F(RecordTest, SignalSentToStrobeIsForwardedAndRecordingWritten) {
 
 TEST_F(RecordTest, LostSamplesAreCountedAndWarnedAbout) {
   // Stop strobe (not the command) long enough for a one-page ring to overflow.
-  std::vector<std::string> argv = {kStrobe, "record", "-F", "4000", "--mmap-pages",
-                                   "1",     "-o",     db(), "--",   kFixtures + "fixture_shares"};
+  std::vector<std::string> argv = {kStrobe, "record", "-F",           "4000",
+                                   "-g",    "fp",     "--mmap-pages", "1",
+                                   "-o",    db(),     "--",           kFixtures + "fixture_shares"};
   int pid = startProcess(argv, dir_);
   ASSERT_GT(pid, 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));

@@ -12,12 +12,28 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <thread>
+
+#include "completeness_check.hpp"
 
 extern char** environ;
 
 namespace strobe::test {
+
+namespace {
+
+// The command lines of the processes startProcess() started, until waited
+// for (waitProcess checks the recordings they made).
+std::mutex g_started_mu;
+std::map<int, std::vector<std::string>>& started() {
+  static std::map<int, std::vector<std::string>> m;
+  return m;
+}
+
+}  // namespace
 
 int startProcess(const std::vector<std::string>& argv, const std::string& dir) {
   std::vector<char*> args;
@@ -33,7 +49,10 @@ int startProcess(const std::vector<std::string>& argv, const std::string& dir) {
   pid_t pid = -1;
   int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
-  return rc == 0 ? pid : -1;
+  if (rc != 0) return -1;
+  std::lock_guard lock(g_started_mu);
+  started()[pid] = argv;
+  return pid;
 }
 
 Ran waitProcess(int pid, const std::string& dir) {
@@ -44,6 +63,16 @@ Ran waitProcess(int pid, const std::string& dir) {
   }
   r.out = readFile(dir + "/stdout");
   r.err = readFile(dir + "/stderr");
+  std::vector<std::string> argv;
+  {
+    std::lock_guard lock(g_started_mu);
+    if (auto it = started().find(pid); it != started().end()) {
+      argv = std::move(it->second);
+      started().erase(it);
+    }
+  }
+  // Every recording the suite makes: its completeness line against its stacks.
+  checkRecordingCompleteness(argv, r);
   return r;
 }
 

@@ -4,17 +4,21 @@
 // tolerances, never exact counts. This binary includes libstrobe's
 // pthread_create interposer (threads.cpp), as a program linked with it does.
 #include <gtest/gtest.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "inproc/engine.hpp"
 #include "inproc/session.hpp"
 #include "model/aggregate.hpp"
 #include "workload.hpp"
@@ -253,6 +257,67 @@ TEST_F(SessionTest, BadOptionsAreRefused) {
   s = startSession(o);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message, "maximum stack depth 1000 is out of range");
+}
+
+// The timer engine sizes each thread's buffer from the rate (250 ms of
+// samples), not a fixed 1024 samples (~540 KB per thread, 217 MB for 400
+// threads): docs/LIBSTROBE.md states the memory per thread.
+TEST_F(SessionTest, TimerEngineBuffersFollowTheRate) {
+  Options o;
+  o.engine = EngineKind::kTimer;
+  o.frequency = 99;
+  EXPECT_EQ(timerRingSamples(o), 32u);
+  EXPECT_EQ(timerRingBytes(o), 32u * (3 + 64) * 8);  // 16.75 KiB
+  o.frequency = 999;
+  EXPECT_EQ(timerRingSamples(o), 256u);
+  o.frequency = 10000;  // CPU timers fire at most once per tick
+  EXPECT_EQ(timerRingSamples(o), 256u);
+  o.mode = Mode::kWall;
+  EXPECT_EQ(timerRingSamples(o), 4096u);
+  o.buffer_samples = 100;  // asked for: as asked (a power of two)
+  EXPECT_EQ(timerRingSamples(o), 100u);
+
+  // Measured: the heap a running 99 Hz session takes for each new thread.
+  o = Options{};
+  o.engine = EngineKind::kTimer;
+  o.frequency = 99;
+  ASSERT_TRUE(startSession(o).ok());
+  constexpr int kThreads = 100;
+  std::mutex mu;
+  std::condition_variable cv;
+  int started = 0;
+  bool release = false;
+  auto heap = [] {
+    struct mallinfo2 mi = ::mallinfo2();
+    return static_cast<double>(mi.uordblks + mi.hblkhd);
+  };
+  const double before = heap();
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&] {
+      std::unique_lock lock(mu);
+      ++started;
+      cv.notify_all();
+      cv.wait(lock, [&] { return release; });
+    });
+  }
+  {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return started == kThreads; });
+  }
+  const double per_thread = (heap() - before) / kThreads;
+  {
+    std::lock_guard lock(mu);
+    release = true;
+  }
+  cv.notify_all();
+  for (auto& t : threads) t.join();
+  ASSERT_TRUE(stopSession().ok());
+  const double ring = static_cast<double>(timerRingBytes(o));
+  std::printf("timer engine at 99 Hz: %.0f bytes of heap per thread (ring %.0f)\n", per_thread,
+              ring);
+  EXPECT_GT(per_thread, ring);  // the rings are in what was measured
+  EXPECT_LT(per_thread, ring + 4096);
 }
 
 void programHandler(int) {}

@@ -6,6 +6,7 @@
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "../model/sample_profile.hpp"
@@ -220,6 +221,38 @@ TEST(Views, TextHeaderStatesCpuOffCpuAndWallPerThread) {
   std::string o = test::render(p, Format::kText, off);
   EXPECT_NE(o.find("60.0%   60.0%    30.0 ms  app::hot_loop()"), std::string::npos) << o;
   EXPECT_NE(o.find("40.0%  100.0%    20.0 ms  app::compute(int)"), std::string::npos) << o;
+}
+
+// #16 with off-CPU time: the command's own CPU is set beside the CPU
+// samples only, in every view and in pprof's comments; off-CPU intervals are
+// not CPU the command used.
+TEST(Views, TheTargetsCpuIsComparedWithTheCpuSamplesInEveryView) {
+  model::Profile p = withOffCpu();
+  p.meta().target = "command";
+  p.meta().target_cpu_ns = 110'000'000;
+  for (model::View view :
+       {model::View::kAuto, model::View::kCpu, model::View::kOffCpu, model::View::kWall}) {
+    ReportOptions o;
+    o.view = view;
+    std::string text = test::render(p, Format::kText, o);
+    EXPECT_NE(text.find("time:      CPU sampled 100.0 ms of the command's 110.0 ms + off-CPU "
+                        "50.0 ms = wall 150.0 ms"),
+              std::string::npos)
+        << text;
+    // The completeness line is of the stacks shown, in the view's time.
+    const char* of = view == model::View::kCpu      ? " of the sampled CPU reached"
+                     : view == model::View::kOffCpu ? " of the sampled off-CPU time reached"
+                                                    : " of the sampled wall time reached";
+    EXPECT_NE(text.find(of), std::string::npos) << of << "\n" << text;
+    test::PbProfile pb = pprofOf(p, view);
+    EXPECT_EQ(std::count(pb.strings.begin(), pb.strings.end(),
+                         "CPU sampled: 100.0 ms of the command's 110.0 ms"),
+              1)
+        << model::viewName(view);
+  }
+  // The html viewer sets the target's CPU beside its CPU samples (viewer.js).
+  std::string html = test::render(p, Format::kHtml);
+  EXPECT_NE(html.find(R"("target_cpu_ns":110000000)"), std::string::npos);
 }
 
 TEST(Views, FoldedFlamegraphChromeSpeedscopeAndHtmlFollowTheView) {

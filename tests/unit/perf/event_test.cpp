@@ -146,6 +146,18 @@ TEST(PerfEvent, PermissionCpuWideSelfAndUnknown) {
             "perf_event_open refused, and kernel.perf_event_paranoid is unreadable");
 }
 
+// A seccomp filter (as containers install) that refused the call is named
+// as the cause, whatever the target (libstrobe profiles its own threads:
+// "another user's process" would be wrong).
+TEST(PerfEvent, PermissionUnderASeccompFilter) {
+  Error own = classifyOpenError(EPERM, attrFor("cpu-clock"), 4242, 2, 0, true);
+  EXPECT_EQ(own.kind, ErrorKind::kPermission);
+  EXPECT_EQ(own.message, "perf_event_open is blocked by a seccomp filter (in a container?)");
+  EXPECT_EQ(own.hint,
+            "allow perf_event_open in the container's seccomp profile (docker run --security-opt "
+            "seccomp=PROFILE), or run outside the container");
+}
+
 TEST(PerfEvent, HardwareEventWithoutPmu) {
   Error e = classifyOpenError(ENOENT, attrFor("cycles"), 0, 2);
   EXPECT_EQ(e.kind, ErrorKind::kUnsupported);

@@ -85,17 +85,44 @@ TEST(Converter, ThreadsThatExitUnsampledAreCounted) {
   EXPECT_EQ(c.stats().unsampled_count, 1'100'000u);
 }
 
-TEST(Converter, KernelFramesAndMarkersAreSkippedInUserMode) {
+// Without -k, a sample in the kernel is one [kernel] frame on top of the
+// user stack that entered the kernel; its first user frame is the
+// interrupted pc (exact), the others return addresses.
+TEST(Converter, KernelTimeIsOneFrameOnItsUserStack) {
   model::Profile p;
   Converter c(p, 0);
   c.onMmap(mmap(7, 0x400000, 0x10000, 0, "/bin/app"));
-  std::vector<uint64_t> chain = {perf::kContextKernel, 0xffffffff81000000ULL, perf::kContextUser,
-                                 0x401000, 0x402001};
-  c.onSample(sample(7, 7, chain));
+  // As exclude_callchain_kernel leaves it: the user part only.
+  std::vector<uint64_t> user_only = {perf::kContextUser, 0x401000, 0x402001};
+  perf::SampleRecord in_kernel = sample(7, 7, user_only);
+  in_kernel.ip = 0xffffffff81000000ULL;
+  c.onSample(in_kernel);
+  // A kernel part, had it been recorded, is not kept either.
+  std::vector<uint64_t> both = {perf::kContextKernel, 0xffffffff81000000ULL, perf::kContextUser,
+                                0x401000, 0x402001};
+  c.onSample(sample(7, 7, both));
+  ASSERT_EQ(p.samples().size(), 2u);
+  EXPECT_EQ(p.samples()[0].stack, p.samples()[1].stack);
   auto f = frames(p, p.samples()[0]);
-  ASSERT_EQ(f.size(), 2u);
-  EXPECT_EQ(f[0].address, 0x401000u);
-  EXPECT_EQ(f[1].address, 0x402000u);
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(p.str(p.modules()[f[0].module].path), "[kernel]");
+  ASSERT_EQ(f[0].lines.size(), 1u);
+  EXPECT_EQ(p.str(p.functions()[f[0].lines[0].function].name), "[kernel]");
+  EXPECT_EQ(f[1].address, 0x401000u);
+  EXPECT_EQ(f[2].address, 0x402000u);
+  // A sample in user space has no [kernel] frame.
+  c.onSample(sample(7, 7, {perf::kContextUser, 0x401000, 0x402001}));
+  EXPECT_EQ(frames(p, p.samples()[2]).size(), 2u);
+}
+
+TEST(Converter, TheIdleTaskIsLeftOut) {
+  model::Profile p;
+  Converter c(p, 0);
+  perf::SampleRecord idle = sample(0, 0, {});
+  idle.ip = 0xffffffff81000000ULL;
+  c.onSample(idle);
+  EXPECT_TRUE(p.samples().empty());
+  EXPECT_EQ(c.stats().samples, 0u);
 }
 
 TEST(Converter, KernelFramesAreKeptWithTheKernelModule) {
@@ -119,7 +146,7 @@ TEST(Converter, KernelFramesAreKeptWithTheKernelModule) {
   EXPECT_EQ(f[1].offset, f[1].address);
   EXPECT_EQ(f[1].module, f[0].module);
   EXPECT_EQ(p.str(p.modules()[f[2].module].path), "/bin/app");
-  EXPECT_EQ(f[2].address, 0x400fffu);
+  EXPECT_EQ(f[2].address, 0x401000u);  // the interrupted user pc: exact
   EXPECT_EQ(f[3].address, 0x402000u);
 }
 
@@ -130,7 +157,7 @@ TEST(Converter, KernelOnlySampleAndGuestMarkers) {
   // A kernel thread: no user part. Guest markers switch frames off.
   std::vector<uint64_t> chain = {perf::kContextKernel, 0xffffffff81000010ULL, perf::kContextGuest,
                                  0xffffffff81000020ULL};
-  c.onSample(sample(0, 0, chain));
+  c.onSample(sample(2, 2, chain));
   auto f = frames(p, p.samples()[0]);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].address, 0xffffffff81000010ULL);
