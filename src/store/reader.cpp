@@ -149,11 +149,12 @@ class Reader {
                            "); " + ours,
                        "upgrade strobe to read it", ErrorKind::kUnsupported);
     }
-    if (version < kSchemaVersion) {
+    if (version < kOldestSchemaVersion) {
       return makeError(
           path_ + " has an unknown schema version " + std::to_string(version) + "; " + ours,
           kCorruptHint, ErrorKind::kCorrupt);
     }
+    version_ = static_cast<int>(version);
     return {};
   }
 
@@ -190,9 +191,9 @@ class Reader {
     return forEachRow("meta", "SELECT key, value FROM meta", [&](RowView& r, auto) -> Status {
       std::string key = r.text(0);
       std::string value = r.text(1);
-      if (key == "schema_version" && value != std::to_string(kSchemaVersion)) {
+      if (key == "schema_version" && value != std::to_string(version_)) {
         return corrupt("meta schema_version '" + printable(value) +
-                       "' disagrees with PRAGMA user_version " + std::to_string(kSchemaVersion));
+                       "' disagrees with PRAGMA user_version " + std::to_string(version_));
       }
       if (auto problem = applyMetaRow(p_.meta(), key, value)) {
         return corrupt("meta key '" + printable(key) + "': " + *problem);
@@ -256,9 +257,13 @@ class Reader {
   }
 
   Status readLocationLines() {
+    // Version 1 had no file per line: its lines read as in their function's
+    // file (a line in another file was stored as 0).
     const char* sql =
-        "SELECT location_id, depth, function_id, line FROM location_lines "
-        "ORDER BY location_id, depth";
+        version_ >= 2 ? "SELECT location_id, depth, function_id, line, file FROM location_lines "
+                        "ORDER BY location_id, depth"
+                      : "SELECT location_id, depth, function_id, line, '' FROM location_lines "
+                        "ORDER BY location_id, depth";
     auto& locations = p_.mutableLocations();
     return forEachRow("location_lines", sql, [&](RowView& r, sqlite3_stmt* s) -> Status {
       model::LocationId loc = r.id(0, "location_id", locations.size(), "locations", false);
@@ -273,7 +278,7 @@ class Reader {
                        std::to_string(sqlite3_column_int64(s, 0)) + ", depth " +
                        std::to_string(sqlite3_column_int64(s, 1)) + "): " + r.problem());
       }
-      locations[loc].lines.push_back(model::Line{fn, line});
+      locations[loc].lines.push_back(model::Line{fn, line, p_.internString(r.text(4))});
       return {};
     });
   }
@@ -351,7 +356,8 @@ class Reader {
   }
 
   const std::string& path_;
-  int64_t size_ = 0;  // of the file, in bytes
+  int64_t size_ = 0;              // of the file, in bytes
+  int version_ = kSchemaVersion;  // the file's schema version (checkIdentity)
   Db db_;
   model::Profile p_;
 };

@@ -1,7 +1,7 @@
-// Internal to src/store: the SQL text of schema version 1 (tables and views),
+// Internal to src/store: the SQL text of schema version 2 (tables and views),
 // shared by the writer and the reader's checks. docs/FORMAT.md documents it;
-// change both together, and bump kSchemaVersion for any change a version-1
-// reader could not read.
+// change both together, and bump kSchemaVersion for any change an older
+// reader could not read. Version 2 added location_lines.file.
 // Owns: static constant strings only. Thread safety: immutable.
 #pragma once
 
@@ -25,6 +25,7 @@ CREATE TABLE locations(
 CREATE TABLE location_lines(
   location_id INTEGER NOT NULL REFERENCES locations(id), depth INTEGER NOT NULL,
   function_id INTEGER REFERENCES functions(id), line INTEGER NOT NULL,
+  file TEXT NOT NULL DEFAULT '',
   PRIMARY KEY(location_id, depth)) WITHOUT ROWID;
 CREATE TABLE stacks(
   id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES stacks(id),
@@ -53,7 +54,7 @@ SELECT s.rowid AS sample_id, s.time_ns, s.tid, s.cpu, s.weight, s.stack_id,
            printf('+0x%x', l.offset)
          ELSE printf('[unknown]+0x%x', l.address)
        END AS function,
-       f.file AS file, ll.line AS line
+       CASE WHEN ll.file != '' THEN ll.file ELSE f.file END AS file, ll.line AS line
 FROM samples s
 LEFT JOIN stacks st ON st.id = s.stack_id
 LEFT JOIN locations l ON l.id = st.location_id
@@ -69,7 +70,7 @@ WITH RECURSIVE walk(stack_id, depth, location_id, parent_id) AS (
 SELECT stack_id, depth, location_id FROM walk;
 )sql";
 
-// Every table a version-1 recording must have, in the order the reader loads them.
+// Every table a recording must have, in the order the reader loads them.
 inline constexpr std::array<const char*, 8> kTables = {
     "meta", "modules", "functions", "locations", "location_lines", "stacks", "samples", "threads"};
 

@@ -21,9 +21,11 @@
 
 namespace strobe::store {
 
-// The schema version this strobe writes and reads (PRAGMA user_version and
-// meta 'schema_version').
-inline constexpr int kSchemaVersion = 1;
+// The schema version this strobe writes (PRAGMA user_version and meta
+// 'schema_version'). It reads every version from kOldestSchemaVersion up:
+// version 2 added location_lines.file.
+inline constexpr int kSchemaVersion = 2;
+inline constexpr int kOldestSchemaVersion = 1;
 // PRAGMA application_id of every strobe recording: "STRB" in ASCII.
 inline constexpr int32_t kApplicationId = 0x53545242;
 
