@@ -88,7 +88,7 @@ Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, 
   switch (f) {
     case Format::kText: {
       for (const std::string* func : {&opt.callers, &opt.callees}) {
-        if (!func->empty() && !model::neighbors(p, *func, false, opt.no_inline)) {
+        if (!func->empty() && model::neighbors(p, *func, false, opt.no_inline).tables.empty()) {
           return makeError("no function matches '" + *func + "'",
                            "see the function names in 'strobe report FILE --top 0'",
                            ErrorKind::kUsage);
@@ -103,6 +103,7 @@ Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, 
       t.threshold_pct = opt.threshold_pct.value_or(opt.tree ? 0.5 : 0.0);
       t.callers = opt.callers;
       t.callees = opt.callees;
+      t.width = opt.width;
       writeTextReport(p, t, opt.source, out);
       break;
     }

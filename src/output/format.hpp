@@ -44,6 +44,7 @@ struct ReportOptions {
   std::string callees;      // text: what this function calls
   bool per_thread = false;  // folded: root each stack at its thread
   bool header = true;       // text: the recording summary above the table
+  size_t width = 0;         // text: columns names must fit in; 0: no limit (text_width.hpp)
   std::string source;       // text: how to name the recording in the header
 };
 

@@ -5,13 +5,18 @@
 //              (https://www.speedscope.app/file-format-schema.json): shared
 //              frames (name, file, line) and one "sampled" profile per
 //              thread, named "thread-name (tid)", samples in time order,
-//              each weighted by its CPU time in nanoseconds.
+//              each weighted by its CPU time in nanoseconds, with the time a
+//              thread was not sampled as empty samples, so every profile's
+//              axis is the recording's wall time; it opens on the busiest
+//              thread (activeProfileIndex).
 //  chrome      Trace Event Format for Perfetto and chrome://tracing: one
-//              process, one named track per thread (thread_name metadata),
-//              and on each track the sampled stacks over time as nested
-//              complete ("X") events, one per frame, merged while
-//              consecutive samples share the frame. A failed write
-//              returns "cannot write the report" with errno.
+//              process, one named track per thread (thread_name metadata,
+//              thread_sort_index: busiest first), and on each track the
+//              sampled stacks over time as nested complete ("X") events,
+//              one per frame, merged while consecutive samples share the
+//              frame, written outermost first in the order they begin, in
+//              whole microseconds. A failed write returns "cannot write the
+//              report" with errno.
 //  json        the top table (see docs/FORMATS.md for the field names).
 //
 // Thread safety: pure over a const Profile; `out` is the caller's.

@@ -5,27 +5,31 @@
 #include <algorithm>
 
 #include "output/stack_completeness.hpp"
+#include "output/text_width.hpp"
 #include "output/unsampled_threads.hpp"
 
 namespace strobe::output {
 namespace {
-
-constexpr size_t kMaxNameWidth = 60;
 
 std::string baseName(const std::string& path) {
   auto slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string locationOf(const model::TopRow& r) {
+std::string locationOf(const model::TopRow& r, model::GroupBy by) {
+  switch (by) {
+    case model::GroupBy::kModule:
+      return r.module_path;
+    case model::GroupBy::kFile:
+    case model::GroupBy::kThread:
+    case model::GroupBy::kProcess:
+      return {};
+    default:
+      break;
+  }
   if (r.file.empty()) return r.module;
   if (r.line == 0) return baseName(r.file);
   return fmt::format("{}:{}", baseName(r.file), r.line);
-}
-
-std::string fitName(const std::string& name, size_t width) {
-  if (name.size() <= width) return name;
-  return name.substr(0, width - 3) + "...";
 }
 
 }  // namespace
@@ -70,6 +74,13 @@ std::string formatTarget(const model::Meta& m) {
   return formatCommand(m.command);
 }
 
+std::string fewSamplesNote(double max_error_pct) {
+  return fmt::format(
+      "* fewer than {} samples: such a share is uncertain by about +-{:.1f} points (one binomial "
+      "standard error); record longer or at a higher -F",
+      model::kFewSamples, max_error_pct);
+}
+
 void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* out) {
   const model::Totals t = model::totals(p);
   std::vector<model::TopRow> rows = model::topTable(p, opt.by, opt.no_inline);
@@ -85,26 +96,50 @@ void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* o
   if (opt.by == model::GroupBy::kModule) heading = "MODULE";
   if (opt.by == model::GroupBy::kThread) heading = "THREAD";
   if (opt.by == model::GroupBy::kProcess) heading = "PROCESS";
-  size_t width = std::string_view(heading).size();
-  for (const auto& r : rows) width = std::max(width, std::min(r.function.size(), kMaxNameWidth));
 
   const bool per_task = opt.by == model::GroupBy::kThread || opt.by == model::GroupBy::kProcess;
   // Weights are ns of CPU for clock events, counts of the event otherwise.
   const bool time = model::isTimeEvent(p.meta().event);
   const std::string_view unit = model::eventUnit(p.meta().event);
-  fmt::print(out, "{:>6}  {:>6}  {:>9}  {:<{}}  {}\n", "SELF%", "TOTAL%",
-             time ? "SELF-TIME" : "SELF", heading, width, per_task ? "SAMPLES" : "LOCATION");
+  // A thread's (process's) samples all hold it: TOTAL% would repeat SELF%.
+  // Its CPU use over the recording's duration says more (100%: one CPU
+  // busy throughout, as top shows it).
+  const bool cpu_column = per_task && time && p.meta().duration_ns > 0;
+  std::vector<std::string> locations;
+  size_t loc_width = 0;
+  size_t name_width = std::string_view(heading).size();
   for (const auto& r : rows) {
-    fmt::print(out, "{:>5.1f}%  {:>5.1f}%  {:>9}  {:<{}}  {}\n", sharePct(r.self, t.weight),
-               sharePct(r.total, t.weight),
-               time ? formatDuration(r.self) : fmt::format("{} {}", r.self, unit),
-               fitName(r.function, width), width,
-               per_task ? std::to_string(r.self_samples)
-               : opt.by == model::GroupBy::kFile || opt.by == model::GroupBy::kModule
-                   ? std::string()
-                   : locationOf(r));
+    locations.push_back(per_task ? std::to_string(r.self_samples) : locationOf(r, opt.by));
+    loc_width = std::max(loc_width, locations.back().size());
+    name_width = std::max(name_width, r.function.size());
+  }
+  // SELF% TOTAL% SELF-TIME and their gaps take 27 columns; the name gets
+  // what the location leaves of the width, at least 20.
+  constexpr size_t kFixed = 27;
+  if (opt.width != kNoWidthLimit) {
+    size_t room = opt.width > kFixed + 2 + loc_width ? opt.width - kFixed - 2 - loc_width : 0;
+    name_width = std::min(name_width, std::max<size_t>(room, 20));
+  }
+  fmt::print(out, "{:>6}  {:>6}  {:>9}  {:<{}}  {}\n", "SELF%", cpu_column ? "CPU%" : "TOTAL%",
+             time ? "SELF-TIME" : "SELF", heading, name_width, per_task ? "SAMPLES" : "LOCATION");
+  double max_error = -1;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const model::TopRow& r = rows[i];
+    const uint64_t basis = model::shareSamples(r);
+    const bool few = basis < model::kFewSamples;
+    if (few) max_error = std::max(max_error, model::shareStdErrorPct(basis, t.samples));
+    std::string second = cpu_column
+                             ? fmt::format("{:>5.1f}%", sharePct(r.total, p.meta().duration_ns))
+                             : fmt::format("{:>5.1f}%", sharePct(r.total, t.weight));
+    std::string line = fmt::format(
+        "{:>5.1f}%{} {:>6}  {:>9}  {:<{}}  {}", sharePct(r.self, t.weight), few ? '*' : ' ', second,
+        time ? formatDuration(r.self) : fmt::format("{} {}", r.self, unit),
+        fitMiddle(r.function, name_width), name_width, locations[i]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    fmt::print(out, "{}\n", line);
   }
   if (rows.empty()) fmt::print(out, "(no samples)\n");
+  if (max_error >= 0) fmt::print(out, "{}\n", fewSamplesNote(max_error));
 }
 
 void writeTextReport(const model::Profile& p, const TextOptions& opt, const std::string& source,

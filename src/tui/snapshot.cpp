@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <span>
 
 #include "output/text_report.hpp"
@@ -15,7 +16,8 @@ std::string baseName(const std::string& path) {
 }
 
 std::string locationOf(const model::TopRow& r, model::GroupBy by) {
-  if (by == model::GroupBy::kModule || by == model::GroupBy::kThread) return {};
+  if (by == model::GroupBy::kModule) return r.module_path;
+  if (by == model::GroupBy::kThread) return {};
   if (r.file.empty()) return r.module;
   if (r.line == 0) return baseName(r.file);
   return fmt::format("{}:{}", baseName(r.file), r.line);
@@ -71,6 +73,12 @@ Snapshot buildSnapshot(const model::Profile& p, const SnapshotOptions& opt,
     row.samples = r.self_samples;
     row.name = r.function;
     row.location = locationOf(r, opt.by);
+    const uint64_t basis = model::shareSamples(r);
+    row.few_samples = basis < model::kFewSamples;
+    if (row.few_samples) {
+      snap.few_samples_error_pct =
+          std::max(snap.few_samples_error_pct, model::shareStdErrorPct(basis, snap.totals.samples));
+    }
     snap.rows.push_back(std::move(row));
   }
   return snap;
