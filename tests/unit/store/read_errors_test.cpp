@@ -81,15 +81,15 @@ TEST_F(ReadErrorTest, AnotherProgramsSqliteDatabase) {
 
 TEST_F(ReadErrorTest, NewerSchema) {
   std::string path = recording();
-  execSql(path, "PRAGMA user_version = 2");
-  expectError(path, path + " was written by a newer strobe (schema 2); this strobe reads schema 1",
+  execSql(path, "PRAGMA user_version = 3");
+  expectError(path, path + " was written by a newer strobe (schema 3); this strobe reads schema 2",
               "upgrade strobe to read it", ErrorKind::kUnsupported);
 }
 
 TEST_F(ReadErrorTest, UnknownOlderSchema) {
   std::string path = recording();
   execSql(path, "PRAGMA user_version = 0");
-  expectError(path, path + " has an unknown schema version 0; this strobe reads schema 1",
+  expectError(path, path + " has an unknown schema version 0; this strobe reads schema 2",
               kCorruptHint, ErrorKind::kCorrupt);
 }
 
