@@ -321,7 +321,7 @@ try {
     // About 500 samples: the 5% rows rest on fewer than 30 and are marked.
     const few = await rows();
     const marked = few.filter((r) => r[0].endsWith("*")).map((r) => r[3]);
-    const note = await page.textContent("#table-note");
+    const note = await page.evaluate(() => document.getElementById("table-note")?.textContent ?? "");
     check(marked.includes("libc.so.6+0x9a0f0") && !marked.includes("synth::hot_loop()"),
       `rows on fewer than 30 samples are marked (${JSON.stringify(marked)})`);
     check(/^\* fewer than 30 samples: such a share is uncertain by about ±\d+\.\d points/.test(note),
