@@ -12,7 +12,12 @@
 namespace strobe::symbolize {
 namespace {
 
-constexpr int kMaxNameDepth = 16;  // enclosing scopes and type levels followed at most
+// Scopes, types and template arguments followed at most, in all (real names
+// nest a dozen deep; hostile DWARF can nest without end).
+constexpr int kMaxNameDepth = 48;
+// DW_AT_abstract_origin / DW_AT_specification links followed (as
+// dwarf_attr_integrate).
+constexpr int kMaxChain = 16;
 
 // DIEs that enclose names: their extents are kept.
 bool isNamingScope(int tag) {
@@ -175,7 +180,7 @@ std::string ScopeNames::functionName(Dwarf_Die* function, int depth) {
   std::string_view l = linkage != nullptr ? linkage : "";
   if (l.size() > 2 && l[0] == '_' && (l[1] == 'Z' || l[1] == 'R')) return demangle(l);
   if (depth > kMaxNameDepth) return {};
-  return qualifiedName(::dwarf_dieoffset(function));
+  return qualifiedName(::dwarf_dieoffset(function), depth + 1);
 }
 
 const std::string& ScopeNames::scopeName(Dwarf_Die* scope, int depth) {
@@ -398,16 +403,20 @@ std::string ScopeNames::ownName(Dwarf_Die* const* chain, size_t n, const char* n
 }
 
 std::string ScopeNames::qualifiedName(uint64_t die) {
+  return qualifiedName(die, 0);
+}
+
+std::string ScopeNames::qualifiedName(uint64_t die, int depth) {
   Dwarf_Die cur;
   if (::dwarf_offdie(dwarf_, die, &cur) == nullptr) return {};
   // The name from the first DIE along the origin / specification chain
   // that has one; the scope from the last, the declaration (a member
   // defined out of its class points to the one inside it).
   const char* name = nullptr;
-  Dwarf_Die chain[kMaxNameDepth + 1];
-  Dwarf_Die* chain_ptrs[kMaxNameDepth + 1];
+  Dwarf_Die chain[kMaxChain + 1];
+  Dwarf_Die* chain_ptrs[kMaxChain + 1];
   size_t n = 0;
-  for (int i = 0; i <= kMaxNameDepth; ++i) {
+  for (int i = 0; i <= kMaxChain; ++i) {
     chain[n] = cur;
     chain_ptrs[n] = &chain[n];
     ++n;
@@ -420,10 +429,10 @@ std::string ScopeNames::qualifiedName(uint64_t die) {
     cur = next;
   }
   if (name == nullptr) return {};
-  std::string own = ownName(chain_ptrs, n, name, 0);
+  std::string own = ownName(chain_ptrs, n, name, depth);
   Dwarf_Die parent;
   if (!parentOf(&cur, &parent)) return own;
-  return join(scopeName(&parent, 0), own);
+  return join(scopeName(&parent, depth), own);
 }
 
 }  // namespace strobe::symbolize

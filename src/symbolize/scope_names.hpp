@@ -62,6 +62,9 @@ class ScopeNames {
     bool read = false;  // false: the unit could not be walked
   };
 
+  // `depth`: scopes, types and template arguments followed so far, shared
+  // by every recursion below (bounded: hostile DWARF can nest without end).
+  std::string qualifiedName(uint64_t die, int depth);
   UnitTree& treeOf(Dwarf_Die* die);
   // The naming DIE enclosing `die` (kNone-like false when at the unit's top).
   bool parentOf(Dwarf_Die* die, Dwarf_Die* parent);
