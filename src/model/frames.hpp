@@ -39,15 +39,19 @@ void forEachLocationFrame(const Profile& p, LocationId lid, bool fold_inline, F&
   }
 }
 
-// Whether `caller`, the frame just outside `callee`, is the same function
-// through a compiler clone: foo calling foo.part.0 (two functions, one
-// identity). Such a caller adds nothing to a stack and is left out of the
-// display frames, so a clone never reads as recursion; a function calling
-// itself (one function) is recursion and stays.
+// Whether `caller`, the frame just outside `callee` (isCloneCall: their
+// functions), is the same function through a compiler clone: foo calling
+// foo.part.0 (two functions, one identity). Such a caller adds nothing to
+// a stack and is left out of the display frames, so a clone never reads as
+// recursion; a function calling itself (one function) is recursion and
+// stays.
+inline bool isCloneCall(const Profile& p, FunctionId callee, FunctionId caller) {
+  return callee < p.functions().size() && caller < p.functions().size() && callee != caller &&
+         p.identity(callee) == p.identity(caller);
+}
 inline bool isCloneCaller(const Profile& p, const Frame& callee, const Frame& caller) {
   return callee.line != nullptr && caller.line != nullptr &&
-         callee.line->function != caller.line->function &&
-         p.identity(callee.line->function) == p.identity(caller.line->function);
+         isCloneCall(p, callee.line->function, caller.line->function);
 }
 
 // Calls f(const Frame&) for each frame from the leaf to the root, clone

@@ -33,13 +33,7 @@ class FrameTable {
   std::span<const model::FunctionId> functionsOfLocation(model::LocationId lid) const {
     return {fns_.data() + offsets_[lid], fns_.data() + offsets_[lid + 1]};
   }
-  // Whether a frame of function `caller` just outside one of `callee` is
-  // a clone caller, left out of stacks (model::isCloneCaller).
-  bool isCloneCaller(const model::Profile& p, model::FunctionId callee,
-                     model::FunctionId caller) const {
-    return callee != model::kNone && caller != model::kNone && callee != caller &&
-           p.identity(callee) == p.identity(caller);
-  }
+
   // Appends the frame ids of a stack, leaf first (innermost frame first),
   // clone callers left out, as model::forEachDisplayFrame does.
   void appendLeafFirst(const model::Profile& p, model::StackId leaf,
@@ -49,7 +43,7 @@ class FrameTable {
       std::span<const uint32_t> ids = ofLocation(lid);
       std::span<const model::FunctionId> fns = functionsOfLocation(lid);
       for (size_t k = 0; k < ids.size(); ++k) {
-        if (isCloneCaller(p, callee, fns[k])) continue;
+        if (model::isCloneCall(p, callee, fns[k])) continue;
         callee = fns[k];
         out.push_back(ids[k]);
       }

@@ -115,7 +115,7 @@ class DisplayTrie {
       std::span<const model::FunctionId> fns = table_.functionsOfLocation(lid);
       for (size_t k = ids.size(); k-- > 0;) {
         // A function calling its own clone is one frame (model/frames.hpp).
-        if (table_.isCloneCaller(p_, fns[k], caller)) continue;
+        if (model::isCloneCall(p_, fns[k], caller)) continue;
         node = child(node, ids[k]);
         caller = fns[k];
       }

@@ -96,13 +96,6 @@ class ExtraStrings {
   std::vector<std::string> list_;
 };
 
-// Whether `caller` is the same function as `callee` through a clone
-// (model::isCloneCaller, by function ids).
-bool isCloneCall(const model::Profile& p, model::FunctionId callee, model::FunctionId caller) {
-  return callee < p.functions().size() && caller < p.functions().size() && callee != caller &&
-         p.identity(callee) == p.identity(caller);
-}
-
 struct ModuleRange {
   uint64_t start = UINT64_MAX;
   uint64_t limit = 0;
@@ -160,7 +153,7 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
       // (model/frames.hpp): the caller's location, when it holds only that
       // function, is left out of the stack, so pprof sees no recursion.
       const bool one = lines.size() == 1 || (opt.no_inline && !lines.empty());
-      if (one && isCloneCall(p, callee, lines.back().function)) return;
+      if (one && model::isCloneCall(p, callee, lines.back().function)) return;
       loc_ids.push_back(lid + 1ULL);
       used_loc[lid] = true;
       callee = lines.empty() ? model::kNone : lines.back().function;
