@@ -138,6 +138,10 @@ TEST_F(NamesTest, NoStackShowsAFunctionTwiceUnlessItRecursed) {
     std::string stack = l.substr(0, l.rfind(' '));
     std::istringstream in(stack);
     for (std::string frame; std::getline(in, frame, ';');) {
+      // An unresolved address (module+0x..., [unknown]+0x...) is no
+      // function: a frame-pointer walk through a thread's first
+      // instructions can repeat one garbage address.
+      if (frame.find("+0x") != std::string::npos) continue;
       EXPECT_TRUE(seen.insert(frame).second) << frame << " twice in " << l;
     }
   }
