@@ -27,9 +27,10 @@ std::vector<std::string> lines(const std::string& text) {
   return out;
 }
 
-// The report's rows: FUNCTION -> SELF% (text table, --top 0, no width
-// limit as stdout is a pipe). Rows are "SELF%[*] TOTAL% TIME UNIT NAME
-// LOCATION": the name is the text between the time and the last column.
+// The report's rows by name, the heaviest of a name (--by line has several)
+// with how many there are (text table, no width limit: stdout is a pipe).
+// Rows are "SELF%[*] TOTAL% TIME UNIT NAME  LOCATION": the name is the text
+// between the time and the two spaces before the location.
 struct Row {
   double self = 0;
   double total = 0;
@@ -58,10 +59,10 @@ std::map<std::string, Row> rowsByName(const std::string& report) {
     size_t gap = rest.find("  ");
     std::string name = gap == std::string::npos ? rest : rest.substr(0, gap);
     Row& r = rows[name];
+    if (r.count++ > 0) continue;  // rows come heaviest first: keep the first
     r.self = std::atof(self.c_str());
     r.total = std::atof(total.c_str());
     r.rest = rest;
-    ++r.count;
   }
   return rows;
 }
