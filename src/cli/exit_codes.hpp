@@ -12,7 +12,8 @@ inline constexpr int kExitError = 1;        // anything else that failed
 inline constexpr int kExitUsage = 2;        // bad arguments
 inline constexpr int kExitPermission = 3;   // the kernel refused perf_event_open
 inline constexpr int kExitUnsupported = 4;  // no PMU / kernel lacks a feature
-inline constexpr int kExitAmbiguous = 5;    // several processes match record -P NAME
+// Several processes match -P NAME, or several functions annotate's FUNCTION.
+inline constexpr int kExitAmbiguous = 5;
 inline constexpr int kExitCannotExecute = 126;
 inline constexpr int kExitNotFound = 127;  // the command to profile does not exist
 
@@ -20,8 +21,9 @@ inline constexpr const char* kExitCodesHelp =
     "Exit status: record and top -- CMD return the command's own status (128+N\n"
     "if it died of signal N); 1 error, 2 usage error, 3 permission denied by the\n"
     "kernel (perf_event_paranoid, capabilities), 4 event (or, for top, terminal)\n"
-    "not supported here, 5 several processes match -P NAME, 126 command not\n"
-    "executable, 127 command, pid or process name not found.";
+    "not supported here, 5 several processes match -P NAME (or functions match\n"
+    "annotate's FUNCTION), 126 command not executable, 127 command, pid or process\n"
+    "name not found.";
 
 inline int exitCodeFor(const Error& e) {
   switch (e.kind) {

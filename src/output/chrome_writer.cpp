@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "model/measure.hpp"
 #include "output/file_buffer.hpp"
 #include "output/frame_table.hpp"
 #include "output/json_writers.hpp"
@@ -35,13 +36,17 @@ void metadata(FileBuffer& out, const char* what, int32_t pid, int32_t tid,
 }
 
 // The slices of one thread: each frame of its samples' stacks lasts while
-// consecutive samples keep it (a sample covers [time, time + weight); a gap
-// of more than one period ends every frame). Calls open(frame, start) for
-// each slice as it begins, outermost first, and close(end) as it ends,
-// innermost first.
+// consecutive samples keep it (a sample covers [time, time + weight)). A gap
+// of more than one period ends every frame, and so does a change between CPU
+// and off-CPU time (or between off-CPU reasons), and a span's start or end
+// (`cuts`, sorted) since the last sample, there at the latest. Calls
+// open(frame, start, sample) for each slice as it begins, outermost first
+// (`sample`: the index of the sample that opens it), and close(end) as it
+// ends, innermost first.
 template <typename OpenFn, typename CloseFn>
 void walkSlices(const model::Profile& p, const FrameTable& table,
-                const std::vector<uint32_t>& samples_of_thread, OpenFn&& open, CloseFn&& close) {
+                const std::vector<uint32_t>& samples_of_thread, const std::vector<uint64_t>& cuts,
+                OpenFn&& open, CloseFn&& close) {
   const std::vector<model::Sample>& samples = p.samples();
   std::vector<uint32_t> open_frames;  // root first
   std::vector<uint32_t> frames;
@@ -53,9 +58,24 @@ void walkSlices(const model::Profile& p, const FrameTable& table,
   };
   uint64_t prev_end = 0;
   uint64_t prev_weight = 0;
+  bool prev_off = false;
+  model::OffCpuReason prev_reason{};
+  size_t next_cut = 0;
   for (uint32_t i : samples_of_thread) {
     const model::Sample& s = samples[i];
-    if (!open_frames.empty() && s.time_ns > prev_end + prev_weight) closeTo(0, prev_end);
+    const bool off = s.kind == model::SampleKind::kOffCpu;
+    uint64_t close_at = UINT64_MAX;
+    if (!open_frames.empty() && (s.time_ns > prev_end + prev_weight || off != prev_off ||
+                                 (off && s.off_cpu_reason != prev_reason))) {
+      close_at = std::min(prev_end, s.time_ns);
+    }
+    if (next_cut < cuts.size() && cuts[next_cut] <= s.time_ns) {
+      close_at = std::min({close_at, prev_end, cuts[next_cut]});
+      while (next_cut < cuts.size() && cuts[next_cut] <= s.time_ns) ++next_cut;
+    }
+    if (close_at != UINT64_MAX) closeTo(0, close_at);
+    prev_off = off;
+    prev_reason = s.off_cpu_reason;
     frames.clear();
     table.appendLeafFirst(p, s.stack, frames);
     std::reverse(frames.begin(), frames.end());  // root first
@@ -67,13 +87,13 @@ void walkSlices(const model::Profile& p, const FrameTable& table,
     closeTo(common, s.time_ns);
     for (size_t k = common; k < frames.size(); ++k) {
       open_frames.push_back(frames[k]);
-      open(frames[k], s.time_ns);
+      open(frames[k], s.time_ns, i);
     }
     // Consecutive samples of a busy thread touch.
     prev_end = s.time_ns + s.weight;
     prev_weight = s.weight;
   }
-  closeTo(0, prev_end);
+  closeTo(0, next_cut < cuts.size() ? std::min(prev_end, cuts[next_cut]) : prev_end);
 }
 
 uint64_t micros(uint64_t ns) {
@@ -85,27 +105,75 @@ void sortIndex(FileBuffer& out, int32_t pid, int32_t tid, size_t index) {
              std::to_string(tid) + R"(,"args":{"sort_index":)" + std::to_string(index) + "}}");
 }
 
+// The program's spans, per thread: drawn as slices on the thread's own track
+// above its sampled stacks. Sampled slices are cut at every span boundary so
+// that each lies wholly inside or outside a span, and the track nests.
+class SpanTrack {
+ public:
+  explicit SpanTrack(const model::Profile& p) : p_(p) {
+    for (uint32_t i = 0; i < p.spans().size(); ++i) by_tid_[p.spans()[i].tid].push_back(i);
+    for (auto& [tid, idx] : by_tid_) {
+      // Outer spans first where they start together.
+      std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+        const model::Span& x = p.spans()[a];
+        const model::Span& y = p.spans()[b];
+        return x.start_ns != y.start_ns ? x.start_ns < y.start_ns : x.depth < y.depth;
+      });
+    }
+  }
+  void addThreads(std::set<int32_t>& tids) const {
+    for (const auto& [tid, idx] : by_tid_) tids.insert(tid);
+  }
+  // The thread's span slices; `ids` is its ,"pid":P,"tid":T,"ts": part.
+  void write(FileBuffer& out, int32_t tid, const std::string& ids) const {
+    auto it = by_tid_.find(tid);
+    if (it == by_tid_.end()) return;
+    for (uint32_t i : it->second) {
+      const model::Span& s = p_.spans()[i];
+      std::string e = R"(,{"ph":"X","cat":"span","name":)";
+      appendJsonString(e, p_.str(s.name));
+      out.append(e);
+      out.append(ids);
+      const uint64_t start_us = micros(s.start_ns);
+      out.appendUint(start_us);
+      out.append(R"(,"dur":)");
+      out.appendUint(micros(s.end_ns) - start_us);
+      out.append(R"(,"args":{"depth":)" + std::to_string(s.depth) + "}}");
+    }
+  }
+  // The thread's span starts and ends, sorted: where sampled slices are cut.
+  [[nodiscard]] std::vector<uint64_t> cuts(int32_t tid) const {
+    std::vector<uint64_t> v;
+    auto it = by_tid_.find(tid);
+    if (it == by_tid_.end()) return v;
+    for (uint32_t i : it->second) {
+      v.push_back(p_.spans()[i].start_ns);
+      v.push_back(p_.spans()[i].end_ns);
+    }
+    std::sort(v.begin(), v.end());
+    return v;
+  }
+
+ private:
+  const model::Profile& p_;
+  std::map<int32_t, std::vector<uint32_t>> by_tid_;
+};
+
+// The category and args of off-CPU slices (record --off-cpu): chrome://tracing
+// colours them by cname, every viewer shows the category and the reason.
+std::string offCpuTail(model::OffCpuReason reason) {
+  std::string s = R"(,"cat":"off-cpu","cname":"thread_state_sleeping","args":{"off-cpu":)";
+  appendJsonString(s, model::reasonName(reason));
+  s += '}';
+  return s;
+}
+
 }  // namespace
 
 Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file) {
   const model::Meta& m = p.meta();
   const std::vector<model::Sample>& samples = p.samples();
   const std::map<int32_t, std::vector<uint32_t>> per_thread = samplesByThread(p);
-  // Viewers that honour thread_sort_index (Perfetto, chrome://tracing) put
-  // the busiest thread on top.
-  std::map<int32_t, size_t> busiest_first;
-  {
-    std::vector<std::pair<uint64_t, int32_t>> by_weight;
-    for (const auto& [tid, idx] : per_thread) {
-      uint64_t w = 0;
-      for (uint32_t i : idx) w += samples[i].weight;
-      by_weight.emplace_back(w, tid);
-    }
-    std::stable_sort(by_weight.begin(), by_weight.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (size_t k = 0; k < by_weight.size(); ++k) busiest_first[by_weight[k].second] = k;
-  }
-
   // Each frame's event opens the same way: its name, escaped once.
   FrameTable table(p, no_inline);
   std::vector<std::string> opening;
@@ -122,12 +190,38 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file
     appendJsonString(head, "strobe " + m.strobe_version);
     head += R"(,"event":)";
     appendJsonString(head, m.event);
+    // The session's start on both clocks: ts 0 is this moment.
+    head += R"(,"start_monotonic_ns":)" + std::to_string(m.start_monotonic_ns);
+    head += R"(,"start_realtime_ns":)" + std::to_string(m.start_realtime_ns);
+    head += R"(,"view":)";
+    appendJsonString(head, model::viewName(model::viewOf(p)));
     head += R"(},"traceEvents":[)";
     out.append(head);
   }
 
+  const SpanTrack spans(p);
+  std::set<int32_t> tids;  // threads with samples or spans
+  for (const auto& [tid, idx] : per_thread) tids.insert(tid);
+  spans.addThreads(tids);
+  // Viewers that honour thread_sort_index (Perfetto, chrome://tracing) put
+  // the busiest thread on top.
+  std::map<int32_t, size_t> busiest_first;
+  {
+    std::vector<std::pair<uint64_t, int32_t>> by_weight;
+    for (int32_t tid : tids) {
+      uint64_t w = 0;
+      if (auto it = per_thread.find(tid); it != per_thread.end()) {
+        for (uint32_t i : it->second) w += samples[i].weight;
+      }
+      by_weight.emplace_back(w, tid);
+    }
+    std::stable_sort(by_weight.begin(), by_weight.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (size_t k = 0; k < by_weight.size(); ++k) busiest_first[by_weight[k].second] = k;
+  }
+
   std::set<int32_t> pids;
-  for (const auto& [tid, idx] : per_thread) {
+  for (int32_t tid : tids) {
     const model::Thread* t = p.findThread(tid);
     pids.insert(t != nullptr && t->pid != 0 ? t->pid : m.pid);
   }
@@ -141,7 +235,10 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file
 
   std::vector<uint64_t> ends;  // per slice of a thread, in the order they open
   std::vector<size_t> open;    // indices into ends of the open slices
-  for (const auto& [tid, idx] : per_thread) {
+  const std::vector<uint32_t> no_samples;
+  for (int32_t tid : tids) {
+    auto found = per_thread.find(tid);
+    const std::vector<uint32_t>& idx = found != per_thread.end() ? found->second : no_samples;
     const model::Thread* t = p.findThread(tid);
     int32_t pid = t != nullptr && t->pid != 0 ? t->pid : m.pid;
     if (!first) out.append(',');
@@ -151,6 +248,8 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file
     sortIndex(out, pid, tid, busiest_first.at(tid));
     const std::string ids =
         R"(,"pid":)" + std::to_string(pid) + R"(,"tid":)" + std::to_string(tid) + R"(,"ts":)";
+    spans.write(out, tid, ids);
+    const std::vector<uint64_t> cuts = spans.cuts(tid);
 
     // A slice's end is known only when it closes, after the slices inside
     // it, but the events go out outermost first, in the order the slices
@@ -160,8 +259,8 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file
     ends.clear();
     open.clear();
     walkSlices(
-        p, table, idx,
-        [&](uint32_t, uint64_t) {
+        p, table, idx, cuts,
+        [&](uint32_t, uint64_t, uint32_t) {
           open.push_back(ends.size());
           ends.push_back(0);
         },
@@ -171,8 +270,8 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file
         });
     size_t next = 0;
     walkSlices(
-        p, table, idx,
-        [&](uint32_t frame, uint64_t start_ns) {
+        p, table, idx, cuts,
+        [&](uint32_t frame, uint64_t start_ns, uint32_t sample) {
           out.append(',');
           out.append(opening[frame]);
           out.append(ids);
@@ -180,6 +279,9 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file
           out.appendUint(start_us);
           out.append(R"(,"dur":)");
           out.appendUint(micros(ends[next++]) - start_us);
+          // Off-CPU slices carry their category and reason.
+          const model::Sample& s = samples[sample];
+          if (s.kind == model::SampleKind::kOffCpu) out.append(offCpuTail(s.off_cpu_reason));
           out.append('}');
         },
         [](uint64_t) {});

@@ -5,18 +5,22 @@
 //              (https://www.speedscope.app/file-format-schema.json): shared
 //              frames (name, file, line) and one "sampled" profile per
 //              thread, named "thread-name (tid)", samples in time order,
-//              each weighted by its CPU time in nanoseconds, with the time a
-//              thread was not sampled as empty samples, so every profile's
+//              each weighted in the view's unit (nanoseconds, or "none"
+//              for counts of an event); in a recording of time, the time a
+//              thread was not sampled is empty samples, so every profile's
 //              axis is the recording's wall time; it opens on the busiest
 //              thread (activeProfileIndex).
 //  chrome      Trace Event Format for Perfetto and chrome://tracing: one
 //              process, one named track per thread (thread_name metadata,
 //              thread_sort_index: busiest first), and on each track the
-//              sampled stacks over time as nested complete ("X") events,
-//              one per frame, merged while consecutive samples share the
-//              frame, written outermost first in the order they begin, in
-//              whole microseconds. A failed write returns "cannot write the
-//              report" with errno.
+//              program's spans ("cat":"span", outer first) and the sampled
+//              stacks over time as nested complete ("X") events, one per
+//              frame, merged while consecutive samples share the frame and
+//              cut at span boundaries, written outermost first in the order
+//              they begin, in whole microseconds; off-CPU slices have
+//              "cat":"off-cpu" and their reason in args. The start on both
+//              clocks is in otherData. A failed write returns "cannot write
+//              the report" with errno.
 //  json        the top table (see docs/FORMATS.md for the field names).
 //
 // Thread safety: pure over a const Profile; `out` is the caller's.
@@ -42,6 +46,7 @@ struct TableOptions {
   size_t top = 0;            // 0: every row
   double threshold_pct = 0;  // rows whose total share is below are left out
   std::string source;        // the recording's name
+  uint64_t bucket = 1;       // --by address: bytes per row
 };
 
 Status writeJsonTable(const model::Profile& p, const TableOptions& opt, std::FILE* out);

@@ -5,6 +5,7 @@
 #include <map>
 #include <vector>
 
+#include "model/measure.hpp"
 #include "output/frame_table.hpp"
 #include "output/json_writers.hpp"
 #include "output/thread_order.hpp"
@@ -53,10 +54,21 @@ Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::strin
   w.String("https://www.speedscope.app/file-format-schema.json");
   w.Key("exporter");
   str(w, "strobe " + p.meta().strobe_version);
+  // Weights are in the view's unit (model/measure.hpp): nanoseconds of
+  // CPU, off-CPU or wall time, or counts of an event ("none").
+  const model::Measure measure = model::measureOf(p);
   w.Key("name");
-  str(w, name);
+  str(w, measure.view == model::View::kCpu
+             ? name
+             : name + " (" + std::string(model::viewName(measure.view)) + ")");
   w.Key("activeProfileIndex");
   w.Uint64(busiest);
+  // The session's start on both clocks (speedscope ignores keys it does not
+  // know): line the profile up with the program's own logs.
+  w.Key("strobe_start_monotonic_ns");
+  w.Uint64(p.meta().start_monotonic_ns);
+  w.Key("strobe_start_realtime_ns");
+  w.Uint64(p.meta().start_realtime_ns);
   w.Key("shared");
   w.StartObject();
   w.Key("frames");
@@ -84,10 +96,12 @@ Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::strin
   w.Key("profiles");
   w.StartArray();
   // Each thread's samples in time order, weighted by what they counted
-  // (ns of CPU), with the time the thread was not sampled in between as
-  // samples with an empty stack: speedscope lays samples end to end, so
-  // its time axis is then the recording's wall time, the same for every
-  // thread, and frames still weigh exactly their CPU time.
+  // (ns of the view's time), with the time the thread was not sampled in
+  // between as samples with an empty stack: speedscope lays samples end to
+  // end, so its time axis is then the recording's wall time, the same for
+  // every thread, and frames still weigh exactly their time. Counts of an
+  // event have no time axis to fill: their profiles are the samples only.
+  const bool fill = measure.time();
   std::vector<uint32_t> stack;
   std::vector<uint64_t> weights;
   const uint64_t duration = p.meta().duration_ns;
@@ -98,7 +112,7 @@ Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::strin
     w.Key("name");
     str(w, threadLabel(p, tid));
     w.Key("unit");
-    w.String("nanoseconds");
+    w.String(measure.time() ? "nanoseconds" : "none");
     w.Key("startValue");
     w.Uint64(0);
     w.Key("samples");
@@ -107,7 +121,7 @@ Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::strin
     uint64_t at = 0;  // where the next sample starts on the time axis
     for (uint32_t i : idx) {
       const model::Sample& s = p.samples()[i];
-      if (s.time_ns > at) {
+      if (fill && s.time_ns > at) {
         w.StartArray();  // not sampled: idle, or running unsampled
         w.EndArray();
         weights.push_back(s.time_ns - at);
@@ -121,7 +135,7 @@ Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::strin
       weights.push_back(s.weight);
       at += s.weight;
     }
-    if (duration > at) {
+    if (fill && duration > at) {
       w.StartArray();
       w.EndArray();
       weights.push_back(duration - at);

@@ -35,7 +35,9 @@ void writeCallTree(const model::Profile& p, const TextOptions& opt, std::FILE* o
   }
   // TOTAL% SELF% TOTAL-TIME and their gaps: 30 columns before the tree.
   constexpr size_t kFixed = 30;
-  fmt::print(out, "{:>6}  {:>6}  {:>10}  {}\n", "TOTAL%", "SELF%", "TOTAL-TIME", "CALL TREE");
+  const model::Measure m = model::measureOf(p);
+  fmt::print(out, "{:>6}  {:>6}  {:>10}  {}\n", "TOTAL%", "SELF%",
+             m.time() ? "TOTAL-TIME" : "TOTAL", "CALL TREE");
   std::string line;
   model::walkDepthFirst(tree, [&](uint32_t id, const model::CallNode& n) {
     double share = sharePct(n.total_weight, total);
@@ -49,7 +51,7 @@ void writeCallTree(const model::Profile& p, const TextOptions& opt, std::FILE* o
     }
     line += fitMiddle(name, room);
     fmt::print(out, "{:>5.1f}%  {:>5.1f}%  {:>10}  {}\n", share, sharePct(n.self_weight, total),
-               formatDuration(n.total_weight), line);
+               formatWeight(n.total_weight, m), line);
     return true;
   });
 }
@@ -59,6 +61,7 @@ bool writeCallers(const model::Profile& p, const TextOptions& opt, const std::st
   model::NeighborTables found = model::neighbors(p, func, callees, opt.no_inline);
   if (found.tables.empty()) return false;
   const uint64_t total = model::totals(p).weight;
+  const model::Measure m = model::measureOf(p);
   const char* what = callees ? "callees" : "callers";
   if (!found.exact) {
     fmt::print(out, "no function is named '{}'; {} of the {} whose name contains it:\n\n", func,
@@ -79,15 +82,15 @@ bool writeCallers(const model::Profile& p, const TextOptions& opt, const std::st
     if (!first) fmt::print(out, "\n");
     first = false;
     fmt::print(out, "{} of {} ({:.1f}% of all, {}):\n", what, located(t.function),
-               sharePct(t.weight, total), formatDuration(t.weight));
-    fmt::print(out, "{:>6}  {:>6}  {:>10}  {}\n", "OF-FN%", "ALL%", "TIME",
+               sharePct(t.weight, total), formatWeight(t.weight, m));
+    fmt::print(out, "{:>6}  {:>6}  {:>10}  {}\n", "OF-FN%", "ALL%", m.time() ? "TIME" : "COUNT",
                callees ? "CALLEE" : "CALLER");
     size_t shown = 0;
     for (const model::Neighbor& r : t.rows) {
       if (sharePct(r.weight, total) < opt.threshold_pct) continue;
       if (++shown > opt.top) break;
       fmt::print(out, "{:>5.1f}%  {:>5.1f}%  {:>10}  {}\n", sharePct(r.weight, t.weight),
-                 sharePct(r.weight, total), formatDuration(r.weight),
+                 sharePct(r.weight, total), formatWeight(r.weight, m),
                  fitMiddle(located(r.who), room));
     }
   }

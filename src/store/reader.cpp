@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "base/mmap.hpp"
+#include "model/measure.hpp"
 #include "store/meta_codec.hpp"
 #include "store/row_view.hpp"
 #include "store/schema.hpp"
@@ -42,6 +43,7 @@ class Reader {
     if (st) st = readStacks();
     if (st) st = readSamples();
     if (st) st = readThreads();
+    if (st) st = readSpans();
     if (!st) return st.takeError();
     return std::move(p_);
   }
@@ -143,7 +145,8 @@ class Reader {
       return makeError(path_ + " is not a strobe recording (an SQLite database of another program)",
                        kNotStrobeHint, ErrorKind::kCorrupt);
     }
-    const std::string ours = "this strobe reads schema " + std::to_string(kSchemaVersion);
+    const std::string ours = "this strobe reads schemas " + std::to_string(kOldestSchemaVersion) +
+                             " to " + std::to_string(kSchemaVersion);
     if (version > kSchemaVersion) {
       return makeError(path_ + " was written by a newer strobe (schema " + std::to_string(version) +
                            "); " + ours,
@@ -183,6 +186,11 @@ class Reader {
     if (!st) return st;
     for (const char* t : kTables) {
       if (present.count(t) == 0) return corrupt(std::string("table '") + t + "' is missing");
+    }
+    for (const char* t : kTablesSince2) {
+      if (version_ >= 2 && present.count(t) == 0) {
+        return corrupt(std::string("table '") + t + "' is missing");
+      }
     }
     return {};
   }
@@ -320,12 +328,14 @@ class Reader {
         rc != SQLITE_OK) {
       return sqliteError(rc, "samples");
     }
-    const char* sql =
-        has_stack_end != 0
-            ? "SELECT rowid, time_ns, tid, cpu, stack_id, weight, stack_end FROM samples "
-              "ORDER BY rowid"
-            : "SELECT rowid, time_ns, tid, cpu, stack_id, weight, 0 FROM samples ORDER BY rowid";
-    return forEachRow("samples", sql, [&](RowView& r, sqlite3_stmt* s) -> Status {
+    // Version 1 had no kind: its samples are all of its event's kind.
+    const bool has_kind = version_ >= 2;
+    const int64_t old_kind = static_cast<int64_t>(model::kindOfEvent(p_.meta().event));
+    const std::string sql = std::string("SELECT rowid, time_ns, tid, cpu, stack_id, weight, ") +
+                            (has_stack_end != 0 ? "stack_end" : "0") + ", " +
+                            (has_kind ? "kind, off_cpu_reason" : std::to_string(old_kind) + ", 0") +
+                            " FROM samples ORDER BY rowid";
+    return forEachRow("samples", sql.c_str(), [&](RowView& r, sqlite3_stmt* s) -> Status {
       model::Sample x;
       x.time_ns = r.u64(1, "time_ns");
       x.tid = static_cast<int32_t>(r.integer(2, "tid", INT32_MIN, INT32_MAX));
@@ -333,6 +343,9 @@ class Reader {
       x.stack = r.id(4, "stack_id", stacks, "stacks", true);
       x.weight = r.u64(5, "weight");
       x.stack_end = static_cast<model::StackEnd>(r.integer(6, "stack_end", 0, model::kMaxStackEnd));
+      x.kind = static_cast<model::SampleKind>(r.integer(7, "kind", 0, model::kMaxSampleKind));
+      x.off_cpu_reason = static_cast<model::OffCpuReason>(
+          r.integer(8, "off_cpu_reason", 0, model::kMaxOffCpuReason));
       if (!r.ok()) return rowError("samples", sqlite3_column_int64(s, 0), r.problem());
       samples.push_back(x);
       return {};
@@ -340,7 +353,10 @@ class Reader {
   }
 
   Status readThreads() {
-    const char* sql = "SELECT rowid, tid, pid, name FROM threads ORDER BY rowid";
+    // Version 1 has no roles.
+    const char* sql = version_ >= 2
+                          ? "SELECT rowid, tid, pid, name, role FROM threads ORDER BY rowid"
+                          : "SELECT rowid, tid, pid, name, '' FROM threads ORDER BY rowid";
     return forEachRow("threads", sql, [&](RowView& r, sqlite3_stmt* s) -> Status {
       model::Thread t;
       t.tid = static_cast<int32_t>(r.integer(1, "tid", INT32_MIN, INT32_MAX));
@@ -350,7 +366,25 @@ class Reader {
       }
       if (!r.ok()) return rowError("threads", sqlite3_column_int64(s, 0), r.problem());
       t.name = r.text(3);
+      t.role = r.text(4);
       p_.setThread(std::move(t));
+      return {};
+    });
+  }
+
+  Status readSpans() {
+    if (version_ < 2) return {};
+    const char* sql = "SELECT rowid, tid, start_ns, end_ns, name, depth FROM spans ORDER BY rowid";
+    return forEachRow("spans", sql, [&](RowView& r, sqlite3_stmt* s) -> Status {
+      model::Span x;
+      x.tid = static_cast<int32_t>(r.integer(1, "tid", INT32_MIN, INT32_MAX));
+      x.start_ns = r.u64(2, "start_ns");
+      x.end_ns = r.u64(3, "end_ns");
+      x.depth = static_cast<uint32_t>(r.integer(5, "depth", 0, kMaxU32));
+      if (r.ok() && x.end_ns < x.start_ns) r.note("end_ns is before start_ns");
+      if (!r.ok()) return rowError("spans", sqlite3_column_int64(s, 0), r.problem());
+      x.name = p_.internString(r.text(4));
+      p_.addSpan(x);
       return {};
     });
   }

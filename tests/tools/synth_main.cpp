@@ -1,5 +1,6 @@
-// strobe-synth OUT.db [SAMPLES] [--wide] [--uneven] [--start=UNIX_SECONDS]: writes a synthetic
-// recording (see synth_profile.hpp) for output tests and benchmarks.
+// strobe-synth OUT.db [SAMPLES] [--wide] [--uneven] [--off-cpu] [--start=UNIX_SECONDS] [--spans]:
+// writes a synthetic recording (see synth_profile.hpp) for output tests and benchmarks; --spans
+// adds spans and roles.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -11,12 +12,15 @@
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
-                 "usage: strobe-synth OUT.db [SAMPLES] [--wide] [--uneven] [--start=SECONDS]\n");
+                 "usage: strobe-synth OUT.db [SAMPLES] [--wide] [--uneven] [--off-cpu] "
+                 "[--start=SECONDS] [--spans]\n");
     return 2;
   }
   size_t samples = 10'000;
   bool wide = false;
   bool uneven = false;
+  bool spans = false;
+  bool off_cpu = false;
   uint64_t start_s = 0;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
@@ -24,14 +28,20 @@ int main(int argc, char** argv) {
       wide = true;
     } else if (a == "--uneven") {
       uneven = true;
+    } else if (a == "--spans") {
+      spans = true;
+    } else if (a == "--off-cpu") {
+      off_cpu = true;
     } else if (a.rfind("--start=", 0) == 0) {
       start_s = std::strtoull(a.c_str() + 8, nullptr, 10);
     } else {
       samples = std::strtoull(a.c_str(), nullptr, 10);
     }
   }
-  strobe::model::Profile p = strobe::test::synthProfile(samples, wide, uneven);
+  strobe::model::Profile p = off_cpu ? strobe::test::synthOffCpuProfile(samples)
+                                     : strobe::test::synthProfile(samples, wide, uneven);
   if (start_s != 0) p.meta().start_realtime_ns = start_s * 1'000'000'000ULL;
+  if (spans) strobe::test::addSynthSpans(p);
   auto st = strobe::store::writeProfile(p, argv[1]);
   if (!st) {
     std::fprintf(stderr, "strobe-synth: %s\n", st.error().describe().c_str());
