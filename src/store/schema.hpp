@@ -99,7 +99,9 @@ SELECT stack_id, depth, location_id FROM walk;
 // Every table a recording must have, in the order the reader loads them.
 inline constexpr std::array<const char*, 8> kTables = {
     "meta", "modules", "functions", "locations", "location_lines", "stacks", "samples", "threads"};
-// And the tables version 2 added.
-inline constexpr std::array<const char*, 3> kTablesSince2 = {"spans", "code", "code_lines"};
+// And the tables version 2 added that every report reads. Version 2's code
+// and code_lines are read by annotate alone (code_reader.cpp names their
+// damage), so a recording missing them still reports.
+inline constexpr std::array<const char*, 1> kTablesSince2 = {"spans"};
 
 }  // namespace strobe::store
