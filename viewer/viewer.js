@@ -36,12 +36,15 @@
 
   var nF = data.frame_count;
   var fName = new Int32Array(nF), fFile = new Int32Array(nF), fLine = new Int32Array(nF);
-  var fModule = new Int32Array(nF), fFlags = new Int32Array(nF);
+  var fModule = new Int32Array(nF), fFlags = new Int32Array(nF), fFn = new Int32Array(nF);
   var r = new Reader(data.frames);
   for (var f = 0; f < nF; f++) {
     fName[f] = r.next(); fFile[f] = r.next(); fLine[f] = r.next();
-    fModule[f] = r.next(); fFlags[f] = r.next();
+    fModule[f] = r.next(); fFlags[f] = r.next(); fFn[f] = r.next();
   }
+  // Functions are counted by identity (fFn), never by name: two functions
+  // that share a name stay two rows.
+  var nFn = data.function_count, FEW = data.few_samples;
   var INLINED = 1, UNRESOLVED = 2;
 
   // Stack nodes: a trie, parents before children. ROOT is the virtual "all".
@@ -80,21 +83,21 @@
     }
   })();
 
-  // dup[n]: a caller of n has the same name (TOTAL counts a sample once).
+  // dup[n]: a caller of n is the same function (TOTAL counts a sample once).
   var dup = new Uint8Array(nN);
   (function () {
-    var onPath = new Int32Array(S.length);
+    var onPath = new Int32Array(nFn);
     var stN = new Int32Array(maxDepth + 2), stI = new Int32Array(maxDepth + 2), sp = 0;
     stN[0] = ROOT; stI[0] = childStart[ROOT];
     while (sp >= 0) {
       var x = stN[sp];
       if (stI[sp] < childStart[x + 1]) {
-        var c = childList[stI[sp]++], nm = fName[frame[c]];
+        var c = childList[stI[sp]++], nm = fFn[frame[c]];
         dup[c] = onPath[nm] > 0 ? 1 : 0;
         onPath[nm]++;
         sp++; stN[sp] = c; stI[sp] = childStart[c];
       } else {
-        if (x !== ROOT) onPath[fName[frame[x]]]--;
+        if (x !== ROOT) onPath[fFn[frame[x]]]--;
         sp--;
       }
     }
@@ -531,36 +534,52 @@
   // ---- top functions ------------------------------------------------------
   var TOP_ROWS = 100;
   function drawTable() {
-    var self = new Float64Array(S.length), total = new Float64Array(S.length), where = new Int32Array(S.length).fill(-1);
+    var self = new Float64Array(nFn), total = new Float64Array(nFn), where = new Int32Array(nFn).fill(-1);
+    var selfN = new Float64Array(nFn), totalN = new Float64Array(nFn);
     for (var x = 0; x < nN; x++) {
       if (nodeTotal[x] === 0) continue;
-      var nm = fName[frame[x]];
-      self[nm] += nodeSelf[x];
-      if (!dup[x]) total[nm] += nodeTotal[x];
-      if (where[nm] < 0) where[nm] = frame[x];
+      var fn = fFn[frame[x]];
+      self[fn] += nodeSelf[x]; selfN[fn] += nodeSelfN[x];
+      if (!dup[x]) { total[fn] += nodeTotal[x]; totalN[fn] += nodeTotalN[x]; }
+      if (where[fn] < 0) where[fn] = frame[x];
     }
     var rows = [];
-    for (var i = 0; i < S.length; i++) if (total[i] > 0) rows.push(i);
+    for (var i = 0; i < nFn; i++) if (total[i] > 0) rows.push(i);
     rows.sort(function (p, q) { return self[q] - self[p] || total[q] - total[p]; });
     var body = document.querySelector("#top-table tbody");
     body.textContent = "";
-    rows.slice(0, TOP_ROWS).forEach(function (nm) {
+    var worst = -1;  // the largest standard error of a marked row, in points
+    rows.slice(0, TOP_ROWS).forEach(function (fn) {
+      var nm = fName[where[fn]];
+      // A share resting on few samples is uncertain: marked, and the note
+      // under the table says by how much (one binomial standard error).
+      var basis = selfN[fn] > 0 ? selfN[fn] : totalN[fn], few = basis < FEW;
       var tr = document.createElement("tr");
       if (searching && nameMatch[nm]) tr.className = "match";
-      [[pct(self[nm], rootTotal), "num"], [pct(total[nm], rootTotal), "num"], [amount(self[nm]), "num"],
-        [S[nm], "name"], [location(where[nm]), "loc"]].forEach(function (cell) {
+      if (few) {
+        // Agresti-Coull: honest also at 0% and 100% of a few samples.
+        var n = rootSamples + 4, q = (Math.min(basis, rootSamples) + 2) / n;
+        var se = 100 * Math.sqrt(q * (1 - q) / n);
+        if (se > worst) worst = se;
+        tr.classList.add("few");
+      }
+      [[pct(self[fn], rootTotal) + (few ? "*" : ""), "num"], [pct(total[fn], rootTotal), "num"],
+        [amount(self[fn]), "num"], [S[nm], "name"], [location(where[fn]), "loc"]].forEach(function (cell) {
         var td = document.createElement("td");
         td.textContent = cell[0];
         td.className = cell[1];
         tr.appendChild(td);
       });
-      tr.title = S[nm];
+      tr.title = S[nm] + (few ? " (" + basis + " samples: uncertain share)" : "");
       tr.addEventListener("click", function () {
         searchBox.value = "^" + S[nm].replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$";
         runSearch();
       });
       body.appendChild(tr);
     });
+    $("table-note").textContent = worst < 0 ? "" :
+      "* fewer than " + FEW + " samples: such a share is uncertain by about \u00b1" +
+      worst.toFixed(1) + " points (one binomial standard error)";
   }
 
   // ---- wiring -------------------------------------------------------------

@@ -22,6 +22,7 @@
 #include "output/span_table.hpp"
 #include "output/stack_completeness.hpp"
 #include "output/text_report.hpp"
+#include "output/text_width.hpp"
 #include "output/unsampled_threads.hpp"
 #include "record/proc.hpp"
 #include "record/session.hpp"
@@ -157,6 +158,7 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
   fmt::print(err, "strobe: wrote {}; top functions:\n", path);
   output::TextOptions opt;
   opt.top = 10;
+  opt.width = output::terminalWidth(err);
   output::writeTopTable(p, opt, err);
 }
 

@@ -1,5 +1,6 @@
 // strobe report [FILE] [--format F] [-o OUT] [--by ...] [--top N] [filters]
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 
@@ -13,11 +14,13 @@
 #include "model/filter.hpp"
 #include "model/measure.hpp"
 #include "output/format.hpp"
+#include "output/text_width.hpp"
 #include "store/store.hpp"
 
 namespace strobe::cli {
 namespace {
 
+constexpr int64_t kWidthUnset = INT64_MIN;
 constexpr long long kNotGiven = LLONG_MIN;
 
 struct ReportArgs {
@@ -25,7 +28,8 @@ struct ReportArgs {
   std::string format;
   std::string output;
   std::string by = "function";
-  size_t top = 20;
+  int64_t top = 20;
+  int64_t width = kWidthUnset;  // the terminal's (none when stdout is not one)
   double threshold = -1;
   std::string since, until;
   std::vector<int32_t> tids;
@@ -56,7 +60,17 @@ int fail(const Error& e) {
 
 int runReport(const ReportArgs& a) {
   output::ReportOptions opt;
-  opt.top = a.top;
+  if (a.top < 0) {
+    logError("--top " + std::to_string(a.top) + " is not a number of rows",
+             "use --top N with N >= 1, or --top 0 for every row");
+    return kExitUsage;
+  }
+  opt.top = static_cast<size_t>(a.top);
+  if (a.width != kWidthUnset && a.width < 0) {
+    logError("--width " + std::to_string(a.width) + " is not a number of columns",
+             "use --width N with N >= 1, or --width 0 to never cut names");
+    return kExitUsage;
+  }
   opt.source = a.file;
   opt.no_inline = a.no_inline;
   opt.tree = a.tree;
@@ -155,6 +169,10 @@ int runReport(const ReportArgs& a) {
   }
 
   std::FILE* out = stdout;
+  // Names fit the terminal's width; in a file or a pipe they are whole.
+  opt.width = a.width != kWidthUnset ? static_cast<size_t>(a.width)
+              : a.output.empty()     ? output::terminalWidth(stdout)
+                                     : output::kNoWidthLimit;
   if (!a.output.empty()) {
     out = std::fopen(a.output.c_str(), "wb");
     if (out == nullptr) {
@@ -188,6 +206,9 @@ Runner addReportCommand(CLI::App& app) {
   sub->add_option("--bucket", args->bucket,
                   "--by address: one row per aligned bucket of BYTES (a power of two, <= 4096)");
   sub->add_option("--top", args->top, "Rows to show (0: all)")->capture_default_str();
+  sub->add_option("--width", args->width,
+                  "text: columns to fit names in (default: the terminal's; 0 or not a terminal: "
+                  "never cut)");
   sub->add_option("--threshold", args->threshold,
                   "Hide rows and tree nodes below this percentage of the total");
   sub->add_option("--since", args->since, "Only samples from this time after the start (1.5s)");

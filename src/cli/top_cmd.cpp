@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 
@@ -13,6 +14,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/record_args.hpp"
 #include "model/measure.hpp"
+#include "output/text_width.hpp"
 #include "record/options.hpp"
 #include "record/session.hpp"
 #include "tui/live_top.hpp"
@@ -29,7 +31,8 @@ struct TopArgs {
   std::string interval = "1s";
   std::string by = "function";
   std::string window;  // "": cumulative
-  size_t top = 20;
+  int64_t top = 20;
+  int64_t width = INT64_MIN;  // unset: the terminal's (batch mode off a terminal: never cut)
   bool batch = false;
   size_t snapshots = 0;  // -n; 0: until the target ends
   std::string view;      // --view cpu|off-cpu|wall ("": cpu, or wall with --off-cpu)
@@ -68,12 +71,20 @@ int runTop(TopArgs& a) {
     live.view.view.window_ns = *window;
     live.view.window_ns = *window;
   }
-  if (a.top == 0) {
-    logError("--top 0 shows nothing", "give the number of rows to show, e.g. --top 20");
+  if (a.top <= 0) {
+    logError(a.top == 0 ? std::string("--top 0 shows nothing")
+                        : "--top " + std::to_string(a.top) + " is not a number of rows",
+             "give the number of rows to show, e.g. --top 20");
     return kExitUsage;
   }
-  live.view.view.top = a.top;
+  live.view.view.top = static_cast<size_t>(a.top);
   if (!a.view.empty()) live.view.view.view = *model::parseView(a.view);
+  if (a.width != INT64_MIN && a.width < 0) {
+    logError("--width " + std::to_string(a.width) + " is not a number of columns",
+             "use --width N with N >= 1, or --width 0 to never cut names");
+    return kExitUsage;
+  }
+  live.width = a.width != INT64_MIN ? static_cast<size_t>(a.width) : output::terminalWidth(stdout);
   live.max_snapshots = a.snapshots;
   live.interactive = !a.batch && ::isatty(STDOUT_FILENO) != 0 && ::isatty(STDIN_FILENO) != 0;
   if (live.interactive) {
@@ -116,6 +127,9 @@ Runner addTopCommand(CLI::App& app, bool has_dashes, std::vector<std::string> co
   sub->add_option("--window", args->window,
                   "Show only the samples of this last stretch of time (default: all so far)");
   sub->add_option("--top", args->top, "Rows to show")->capture_default_str();
+  sub->add_option("--width", args->width,
+                  "Batch mode: columns to fit names in (default: the terminal's; 0 or not a "
+                  "terminal: never cut)");
   sub->add_flag("--batch", args->batch,
                 "Print a text snapshot every interval instead of the interactive screen "
                 "(the default when stdout is not a terminal)");

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "model/code.hpp"
+#include "model/frames.hpp"
 
 namespace strobe::model {
 namespace {
@@ -44,7 +45,7 @@ void nameBucket(const Profile& p, const CodeIndex& code, const Key& k, Bucket& b
   r.address += hex(k.start);
   if (!loc.lines.empty() && loc.lines.front().function != kNone) {
     const Line& inner = loc.lines.front();
-    r.file = p.str(p.functions()[inner.function].file);
+    r.file = p.str(lineFile(p, inner));  // the line's own file (an inlined header)
     r.line = inner.line;
   }
   FunctionId outer = loc.lines.empty() ? kNone : loc.lines.back().function;

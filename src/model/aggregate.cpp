@@ -1,6 +1,7 @@
 #include "model/aggregate.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <unordered_map>
 #include <unordered_set>
@@ -9,29 +10,42 @@
 #include "model/address_table.hpp"
 #include "model/frames.hpp"
 #include "model/spans.hpp"
+#include "model/symbol_names.hpp"
 
 namespace strobe::model {
 namespace {
 
-// A key identifies what a row aggregates. For functions and lines the top
-// bit separates unresolved locations (kUnresolvedKeyBit | location).
-uint64_t rowKey(const Profile& p, GroupBy by, const Frame& f) {
+// A key identifies what a row aggregates: a function (its identity, see
+// frames.hpp), a function's line in one file, a file or a module.
+struct RowKey {
+  uint64_t a = 0;
+  uint64_t b = 0;
+  bool operator==(const RowKey&) const = default;
+};
+struct RowKeyHash {
+  size_t operator()(const RowKey& k) const noexcept {
+    return std::hash<uint64_t>{}(k.a * 0x9E3779B97F4A7C15ULL ^ k.b);
+  }
+};
+
+RowKey rowKey(const Profile& p, GroupBy by, const Frame& f) {
   switch (by) {
     case GroupBy::kFunction:
-      return functionKey(f);
+      return {functionKey(p, f), 0};
     case GroupBy::kLine:
-      return f.line == nullptr ? functionKey(f)
-                               : (static_cast<uint64_t>(f.line->function) << 32) | f.line->line;
+      if (f.line == nullptr) return {functionKey(p, f), 0};
+      return {functionKey(p, f),
+              (static_cast<uint64_t>(lineFile(p, *f.line)) << 32) | f.line->line};
     case GroupBy::kFile:
-      if (f.line == nullptr) return kUnresolvedKeyBit | p.locations()[f.location].module;
-      return p.functions()[f.line->function].file;
+      if (f.line == nullptr) return {kUnresolvedKeyBit | p.locations()[f.location].module, 0};
+      return {lineFile(p, *f.line), 0};
     case GroupBy::kModule:
     case GroupBy::kThread:
     case GroupBy::kProcess:
     case GroupBy::kAddress:  // its own table (address_table.hpp)
-      return p.locations()[f.location].module;
+      return {p.locations()[f.location].module, 0};
   }
-  return 0;
+  return {};
 }
 
 void nameRow(const Profile& p, GroupBy by, const Frame& f, TopRow& r) {
@@ -39,20 +53,30 @@ void nameRow(const Profile& p, GroupBy by, const Frame& f, TopRow& r) {
   r.module = std::string(p.moduleName(loc.module));
   if (by == GroupBy::kModule) {
     r.function = r.module;
+    if (loc.module != kNone) r.module_path = p.str(p.modules()[loc.module].path);
     return;
   }
   if (f.line == nullptr) {
     r.function = by == GroupBy::kFile ? r.module : unresolvedName(p, loc);
     return;
   }
-  const Function& fn = p.functions()[f.line->function];
-  r.file = p.str(fn.file);
+  if (f.line->function >= p.functions().size()) {
+    r.function = "??";
+    return;
+  }
+  // The identity's own entry: a clone reads as the function it came from.
+  const Function& fn = p.functions()[p.identity(f.line->function)];
+  if (by == GroupBy::kFile || by == GroupBy::kLine) {
+    r.file = p.str(lineFile(p, *f.line));
+  } else {
+    r.file = p.str(fn.file);
+  }
   if (by == GroupBy::kFile) {
     r.function = r.file.empty() ? "[unknown file]" : r.file;
     return;
   }
   r.function = p.str(fn.name);
-  r.system_name = p.str(fn.system_name);
+  r.system_name = std::string(cloneBase(p.str(fn.system_name)));
   r.line = by == GroupBy::kLine ? f.line->line : fn.start_line;
 }
 
@@ -123,6 +147,17 @@ std::string unresolvedName(const Profile& p, const Location& loc) {
   return std::string(p.moduleName(loc.module)) + buf;
 }
 
+double shareStdErrorPct(uint64_t part, uint64_t all) {
+  const double n = static_cast<double>(all) + 4.0;
+  const double q = (static_cast<double>(std::min(part, all)) + 2.0) / n;
+  return 100.0 * std::sqrt(q * (1.0 - q) / n);
+}
+
+bool sharesAreSampled(std::span<const Sample> samples) {
+  return std::none_of(samples.begin(), samples.end(),
+                      [](const Sample& s) { return s.kind == SampleKind::kOffCpu; });
+}
+
 Totals totals(const Profile& p) {
   return totals(std::span<const Sample>(p.samples()));
 }
@@ -164,13 +199,13 @@ std::vector<TopRow> topTable(const Profile& p, std::span<const Sample> samples, 
       sum.samples += 1;
     }
 
-    std::unordered_map<uint64_t, TopRow> rows;
-    std::vector<uint64_t> seen;  // keys already credited for this stack
+    std::unordered_map<RowKey, TopRow, RowKeyHash> rows;
+    std::vector<RowKey> seen;  // keys already credited for this stack
     for (const auto& [leaf, sum] : per_stack) {
       seen.clear();
       bool is_leaf = true;
       forEachDisplayFrame(p, leaf, fold_inline, [&](const Frame& f) {
-        uint64_t key = rowKey(p, by, f);
+        RowKey key = rowKey(p, by, f);
         auto [it, inserted] = rows.try_emplace(key);
         TopRow& r = it->second;
         if (inserted) nameRow(p, by, f, r);

@@ -21,8 +21,10 @@
 
 namespace strobe::model {
 
-// What a top-table row aggregates. kFile and kModule group frames by their
-// function's source file or their location's module; kThread has one row
+// What a top-table row aggregates. kFunction keys frames by function
+// identity (Profile::identity: clones count as their function); kLine by
+// that and the line's file and number; kFile and kModule group frames by
+// their line's source file or their location's module; kThread has one row
 // per thread (self == total == the thread's weight); kProcess one row per
 // process (the pid of each sample's thread), named "name (pid)" after its
 // main thread (else any of its threads). kAddress has one row per sampled
@@ -38,10 +40,11 @@ struct TopRow {
   // The row's name: the demangled function (module+0xOFFSET when unresolved),
   // the file (kFile), the module (kModule) or "name (tid)" (kThread).
   std::string function;
-  std::string system_name;  // the symbol-table name (kFunction, kLine); "" otherwise
-  std::string file;         // source file ("" when unknown)
+  std::string system_name;  // the symbol-table name without clone suffix (kFunction, kLine)
+  std::string file;         // the function's source file (kLine: the line's); "" when unknown
   uint32_t line = 0;        // function start line (kFunction) or the line (kLine); 0 unknown
   std::string module;       // module display name
+  std::string module_path;  // kModule: the module's path as mapped ("" for [unknown])
   uint64_t self = 0;        // summed weight where this is the leaf frame
   uint64_t total = 0;       // summed weight of samples with this key on the stack
   uint64_t self_samples = 0;
@@ -76,6 +79,25 @@ std::string_view eventUnit(std::string_view event);
 inline bool isTimeEvent(std::string_view event) {
   return eventUnit(event) == "ns";
 }
+
+// Shares resting on fewer samples than this are uncertain: reports mark
+// such rows (text, top, the HTML viewer) and say by how much.
+inline constexpr uint64_t kFewSamples = 30;
+// The samples a row's share rests on: its self samples, or its total ones
+// when it has no self time.
+inline uint64_t shareSamples(const TopRow& r) {
+  return r.self_samples != 0 ? r.self_samples : r.total_samples;
+}
+// The standard error of a share of `part` samples out of `all`, in
+// percentage points: the binomial 100 * sqrt(p * (1 - p) / n), with
+// Agresti and Coull's adjustment (p = (part + 2) / (all + 4), n = all + 4)
+// so that a share of 0% or 100% of a few samples is not called certain.
+double shareStdErrorPct(uint64_t part, uint64_t all);
+// Whether the shares of `samples` are estimates from sampling, uncertain
+// when they rest on few samples: not when any is an off-CPU interval
+// (record --off-cpu), whose time is measured, not sampled; such reports mark
+// no row.
+bool sharesAreSampled(std::span<const Sample> samples);
 
 // "libfoo.so+0x1a2b": how an unresolved location is named.
 std::string unresolvedName(const Profile& p, const Location& loc);

@@ -42,21 +42,27 @@ class Builder {
   uint32_t nodeFor(uint32_t root, StackId leaf) {
     if (leaf == kNone) return root;
     auto& memo = memo_[root];
-    if (memo.empty()) memo.assign(p_.stacks().size(), kNone);
+    if (memo.empty()) memo.assign(p_.stacks().size(), Memo{});
     // Walk up to the first memoized ancestor, then come back down.
     path_.clear();
     StackId s = leaf;
-    while (s != kNone && memo[s] == kNone) {
+    while (s != kNone && memo[s].node == kNone) {
       path_.push_back(s);
       s = p_.stacks()[s].parent;
     }
-    uint32_t node = s == kNone ? root : memo[s];
+    uint32_t node = s == kNone ? root : memo[s].node;
+    Frame caller = s == kNone ? Frame{} : memo[s].frame;
     for (auto it = path_.rbegin(); it != path_.rend(); ++it) {
       frames_.clear();
       forEachLocationFrame(p_, p_.stacks()[*it].location, opt_.fold_inline,
                            [&](const Frame& f) { frames_.push_back(f); });
-      for (auto f = frames_.rbegin(); f != frames_.rend(); ++f) node = child(node, *f);
-      memo[*it] = node;
+      for (auto f = frames_.rbegin(); f != frames_.rend(); ++f) {
+        // A function calling its own clone is one node (frames.hpp).
+        if (isCloneCaller(p_, *f, caller)) continue;
+        node = child(node, *f);
+        caller = *f;
+      }
+      memo[*it] = Memo{node, caller};
     }
     return node;
   }
@@ -74,8 +80,8 @@ class Builder {
     return id;
   }
 
-  static uint64_t frameKey(const Frame& f) {
-    return functionKey(f) | (f.inlined ? kInlinedKeyBit : 0);
+  uint64_t frameKey(const Frame& f) {
+    return functionKey(p_, f) | (f.inlined ? kInlinedKeyBit : 0);
   }
 
   // Children are found through an open-addressing table of node ids
@@ -110,7 +116,14 @@ class Builder {
   const CallTreeOptions& opt_;
   std::vector<CallNode>& nodes_;
   std::unordered_map<int32_t, uint32_t> thread_roots_;
-  std::unordered_map<uint32_t, std::vector<uint32_t>> memo_;
+  // Per stack node under a root: its tree node, and the innermost frame of
+  // the path to it (a clone caller is judged by the real frame of its
+  // path, not by the node's, which another clone of it may have made).
+  struct Memo {
+    uint32_t node = kNone;
+    Frame frame;
+  };
+  std::unordered_map<uint32_t, std::vector<Memo>> memo_;
   std::vector<uint32_t> slots_;  // frame children by (parent, frame key)
   std::vector<uint64_t> keys_;   // per node: frameKey (unused for the root and threads)
   std::vector<StackId> path_;

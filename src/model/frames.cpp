@@ -15,7 +15,13 @@ std::vector<Frame> rootFirstFrames(const Profile& p, StackId leaf, bool fold_inl
 
 std::string frameName(const Profile& p, const Frame& f) {
   if (f.line == nullptr) return unresolvedName(p, p.locations()[f.location]);
+  if (f.line->function >= p.functions().size()) return "??";
   return p.str(p.functions()[f.line->function].name);
+}
+
+StringId lineFile(const Profile& p, const Line& line) {
+  if (line.file != kEmptyString || line.function >= p.functions().size()) return line.file;
+  return p.functions()[line.function].file;
 }
 
 }  // namespace strobe::model

@@ -39,21 +39,50 @@ void forEachLocationFrame(const Profile& p, LocationId lid, bool fold_inline, F&
   }
 }
 
-// Calls f(const Frame&) for each frame from the leaf to the root.
+// Whether `caller`, the frame just outside `callee` (isCloneCall: their
+// functions), is the same function through a compiler clone: foo calling
+// foo.part.0 (two functions, one identity). Such a caller adds nothing to
+// a stack and is left out of the display frames, so a clone never reads as
+// recursion; a function calling itself (one function) is recursion and
+// stays.
+inline bool isCloneCall(const Profile& p, FunctionId callee, FunctionId caller) {
+  return callee < p.functions().size() && caller < p.functions().size() && callee != caller &&
+         p.identity(callee) == p.identity(caller);
+}
+inline bool isCloneCaller(const Profile& p, const Frame& callee, const Frame& caller) {
+  return callee.line != nullptr && caller.line != nullptr &&
+         isCloneCall(p, callee.line->function, caller.line->function);
+}
+
+// Calls f(const Frame&) for each frame from the leaf to the root, clone
+// callers left out (isCloneCaller).
 template <typename F>
 void forEachDisplayFrame(const Profile& p, StackId leaf, bool fold_inline, F&& f) {
-  p.forEachFrame(leaf, [&](LocationId lid) { forEachLocationFrame(p, lid, fold_inline, f); });
+  Frame callee;
+  p.forEachFrame(leaf, [&](LocationId lid) {
+    forEachLocationFrame(p, lid, fold_inline, [&](const Frame& fr) {
+      if (isCloneCaller(p, callee, fr)) return;
+      callee = fr;
+      f(fr);
+    });
+  });
 }
 
 // The frames of a stack, root first.
 std::vector<Frame> rootFirstFrames(const Profile& p, StackId leaf, bool fold_inline);
 
-// Identifies a frame's function (or its unresolved location): equal keys
-// mean the same row of a by-function report.
+// Identifies a frame's function (Profile::identity, so a clone is the
+// function it came from) or its unresolved location: equal keys mean the
+// same function, whatever its name. Every aggregation keys frames by it,
+// never by display text.
 inline constexpr uint64_t kUnresolvedKeyBit = 1ULL << 63;
-inline uint64_t functionKey(const Frame& f) {
-  return f.line != nullptr ? f.line->function : (kUnresolvedKeyBit | f.location);
+inline uint64_t functionKey(const Profile& p, const Frame& f) {
+  return f.line != nullptr ? p.identity(f.line->function) : (kUnresolvedKeyBit | f.location);
 }
+
+// The file a frame's line is in: the line's own (Line::file), else its
+// function's; "" when unknown.
+StringId lineFile(const Profile& p, const Line& line);
 
 // The frame's function name (demangled), or module+0xOFFSET when unresolved.
 std::string frameName(const Profile& p, const Frame& f);

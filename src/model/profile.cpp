@@ -3,8 +3,28 @@
 #include <algorithm>
 
 #include "base/mmap.hpp"
+#include "model/symbol_names.hpp"
 
 namespace strobe::model {
+namespace {
+
+std::string_view baseName(std::string_view path) {
+  auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::string internKey(std::string_view name, std::string_view system_name, std::string_view file,
+                      uint32_t start_line) {
+  std::string key;
+  key.reserve(name.size() + system_name.size() + file.size() + 16);
+  key.append(name).push_back('\0');
+  key.append(system_name).push_back('\0');
+  key.append(file).push_back('\0');
+  key.append(std::to_string(start_line));
+  return key;
+}
+
+}  // namespace
 
 Profile::Profile() {
   internString("");
@@ -24,24 +44,33 @@ ModuleId Profile::internModule(std::string_view path, std::string_view build_id)
   StringId b = internString(build_id);
   uint64_t key = (static_cast<uint64_t>(p) << 32) | b;
   auto [it, inserted] = module_ids_.try_emplace(key, static_cast<ModuleId>(modules_.size()));
-  if (inserted) modules_.push_back(Module{p, b});
+  if (inserted) {
+    modules_.push_back(Module{p, b});
+    module_shows_path_.push_back(false);
+    std::string base(baseName(strings_[p]));
+    auto [first, fresh] = path_of_base_name_.try_emplace(base, p);
+    if (!fresh && first->second != p) {
+      // Two paths, one file name: every module of that name shows its path.
+      for (size_t m = 0; m < modules_.size(); ++m) {
+        if (baseName(strings_[modules_[m].path]) == base) module_shows_path_[m] = true;
+      }
+    }
+  }
   return it->second;
 }
 
 FunctionId Profile::internFunction(std::string_view name, std::string_view system_name,
                                    std::string_view file, uint32_t start_line) {
-  std::string key;
-  key.reserve(name.size() + system_name.size() + file.size() + 16);
-  key.append(name).push_back('\0');
-  key.append(system_name).push_back('\0');
-  key.append(file).push_back('\0');
-  key.append(std::to_string(start_line));
+  std::string key = internKey(name, system_name, file, start_line);
   auto it = function_ids_.find(key);
   if (it != function_ids_.end()) return it->second;
   auto id = static_cast<FunctionId>(functions_.size());
   functions_.push_back(
       Function{internString(name), internString(system_name), internString(file), start_line});
   function_ids_.emplace(std::move(key), id);
+  identities_.push_back(
+      identity_ids_.try_emplace(internKey(name, cloneBase(system_name), file, start_line), id)
+          .first->second);
   return id;
 }
 
@@ -154,8 +183,7 @@ std::string_view Profile::moduleName(ModuleId id) const {
   if (id == kNone) return "[unknown]";
   std::string_view p = strings_[modules_[id].path];
   if (p == "//anon") return "[anon]";
-  auto slash = p.rfind('/');
-  return slash == std::string_view::npos ? p : p.substr(slash + 1);
+  return module_shows_path_[id] ? p : baseName(p);
 }
 
 }  // namespace strobe::model

@@ -1,7 +1,9 @@
 // Profile: the in-memory model of one recording, shared by the recorder, the
 // store and every output. It mirrors pprof's model so writers stay thin:
 //   Module   — a mapped file (path, build-id)
-//   Function — a symbol: demangled name, raw (system) name, source file
+//   Function — a symbol: demangled name, raw (system) name, source file.
+//              Compiler clones of one function (foo, foo.part.0, foo.cold)
+//              are several Functions with one identity (identity())
 //   Location — one sampled address in one module, with its symbolized lines
 //              (innermost first: an inline chain yields several lines)
 //   Stack    — a node of a trie of locations: (parent stack, location);
@@ -56,6 +58,10 @@ struct Function {
 struct Line {
   FunctionId function = kNone;
   uint32_t line = 0;  // 0 when unknown
+  // The file `line` is in: the line table's (innermost) or the call site's
+  // (outer levels); "" when unknown. Not always the function's own file:
+  // code of an inlined header, or a macro from another file.
+  StringId file = kEmptyString;
 };
 
 struct Location {
@@ -224,6 +230,13 @@ class Profile {
   ModuleId internModule(std::string_view path, std::string_view build_id);
   FunctionId internFunction(std::string_view name, std::string_view system_name,
                             std::string_view file, uint32_t start_line);
+  // The function `id` counts as: one id shared by functions that differ
+  // only by a clone suffix of their system name (foo, foo.part.0,
+  // foo.isra.0, foo.cold: same name, file and start line), the first one
+  // interned. Every aggregation keys functions by it.
+  FunctionId identity(FunctionId id) const {
+    return id < identities_.size() ? identities_[id] : id;
+  }
   // Identity is (module, offset) within a module; (kNone, address) outside.
   LocationId internLocation(ModuleId module, uint64_t offset, uint64_t address);
   StackId internStack(StackId parent, LocationId location);
@@ -272,7 +285,9 @@ class Profile {
   const std::vector<AnonRegion>& anonRegions() const { return anon_regions_; }
 
   // The module's display name: its path's last component ("[anon]" for
-  // anonymous memory, "[JIT]" for JIT code).
+  // anonymous memory, "[JIT]" for JIT code), or its whole path when another
+  // module of the profile has a different path with the same last component
+  // (two programs both called `server`); "[unknown]" for kNone.
   std::string_view moduleName(ModuleId id) const;
   // Walk a stack from leaf to root, calling f(LocationId) for each frame.
   template <typename F>
@@ -294,9 +309,13 @@ class Profile {
   std::vector<std::string> strings_;
   std::unordered_map<std::string, StringId> string_ids_;
   std::vector<Module> modules_;
-  std::unordered_map<uint64_t, ModuleId> module_ids_;  // (path id << 32 | build id)
+  std::unordered_map<uint64_t, ModuleId> module_ids_;            // (path id << 32 | build id)
+  std::unordered_map<std::string, StringId> path_of_base_name_;  // the first path seen
+  std::vector<bool> module_shows_path_;                          // by module: its name collides
   std::vector<Function> functions_;
   std::unordered_map<std::string, FunctionId> function_ids_;
+  std::vector<FunctionId> identities_;                        // by function
+  std::unordered_map<std::string, FunctionId> identity_ids_;  // by key without clone suffix
   std::vector<Location> locations_;
   std::unordered_map<LocationKey, LocationId, LocationKeyHash> location_ids_;
   // Stack nodes are the profile's most numerous interned items (hundreds of

@@ -6,16 +6,10 @@
 
 #include "model/address_table.hpp"
 #include "output/text_report.hpp"
+#include "output/text_width.hpp"
 
 namespace strobe::output {
 namespace {
-
-constexpr size_t kMaxNameWidth = 60;
-
-std::string fit(const std::string& name, size_t width) {
-  if (name.size() <= width) return name;
-  return name.substr(0, width - 3) + "...";
-}
 
 std::string baseName(const std::string& path) {
   auto slash = path.rfind('/');
@@ -36,9 +30,22 @@ void writeAddressTable(const model::Profile& p, const TextOptions& opt, std::FIL
   if (rows.size() > opt.top) rows.resize(opt.top);
   size_t address_width = std::string_view("ADDRESS").size();
   size_t name_width = std::string_view("FUNCTION").size();
+  size_t loc_width = 0;
+  std::vector<std::string> locations;
   for (const auto& r : rows) {
-    address_width = std::max(address_width, std::min(r.address.size(), kMaxNameWidth));
-    name_width = std::max(name_width, std::min(r.function.size(), kMaxNameWidth));
+    address_width = std::max(address_width, r.address.size());
+    name_width = std::max(name_width, r.function.size());
+    locations.push_back(r.file.empty() ? std::string()
+                        : r.line == 0  ? baseName(r.file)
+                                       : fmt::format("{}:{}", baseName(r.file), r.line));
+    loc_width = std::max(loc_width, locations.back().size());
+  }
+  // As the other tables (text_width.hpp): whole in a file, else the
+  // function's name gives way (at least 20 columns) for the terminal.
+  if (opt.width != kNoWidthLimit) {
+    const size_t fixed = 27 + 2 + address_width + 2 + 2 + loc_width;
+    name_width =
+        std::min(name_width, std::max<size_t>(opt.width > fixed ? opt.width - fixed : 0, 20));
   }
   const bool time = model::isTimeEvent(p.meta().event);
   const std::string_view unit = model::eventUnit(p.meta().event);
@@ -46,15 +53,15 @@ void writeAddressTable(const model::Profile& p, const TextOptions& opt, std::FIL
   fmt::print(out, "{:>6}  {:>6}  {:>9}  {:<{}}  {:<{}}  {}\n", "SELF%", "TOTAL%",
              time ? "SELF-TIME" : "SELF", "ADDRESS", address_width, "FUNCTION", name_width,
              "LOCATION");
-  for (const auto& r : rows) {
-    std::string location = r.file.empty() ? std::string()
-                           : r.line == 0  ? baseName(r.file)
-                                          : fmt::format("{}:{}", baseName(r.file), r.line);
-    fmt::print(out, "{:>5.1f}%  {:>5.1f}%  {:>9}  {:<{}}  {:<{}}  {}\n", sharePct(r.self, t.weight),
-               sharePct(r.total, t.weight),
-               time ? formatDuration(r.self) : fmt::format("{} {}", r.self, unit),
-               fit(r.address, address_width), address_width, fit(r.function, name_width),
-               name_width, location);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const model::TopRow& r = rows[i];
+    std::string line =
+        fmt::format("{:>5.1f}%  {:>5.1f}%  {:>9}  {:<{}}  {:<{}}  {}", sharePct(r.self, t.weight),
+                    sharePct(r.total, t.weight),
+                    time ? formatDuration(r.self) : fmt::format("{} {}", r.self, unit), r.address,
+                    address_width, fitMiddle(r.function, name_width), name_width, locations[i]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    fmt::print(out, "{}\n", line);
   }
   if (rows.empty()) fmt::print(out, "(no samples)\n");
 }

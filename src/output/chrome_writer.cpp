@@ -1,8 +1,11 @@
 // The chrome writer formats its own JSON: a 1,000,000-sample profile can
 // make ten million events, too many to push through a generic JSON writer.
-// Names are escaped once per frame (appendJsonString, RapidJSON's escaping),
-// the fixed parts of an event are prepared per frame and per thread, and
-// times are printed exactly from integer nanoseconds.
+// Names are escaped once per frame (appendJsonString, RapidJSON's escaping)
+// and the fixed parts of an event are prepared per frame and per thread.
+// Times are whole microseconds, each start and end rounded to the nearest:
+// viewers compute an end as ts + dur in floating point, and with fractions
+// ("1234.567") that sum can miss the next slice's ts by a rounding error,
+// which un-nests the stack (speedscope then pops the wrong frame).
 #include <algorithm>
 #include <map>
 #include <set>
@@ -32,10 +35,75 @@ void metadata(FileBuffer& out, const char* what, int32_t pid, int32_t tid,
   out.append(s);
 }
 
-struct Open {
-  uint32_t frame;  // frame id (FrameTable)
-  uint64_t start_ns;
-};
+// The slices of one thread: each frame of its samples' stacks lasts while
+// consecutive samples keep it (a sample covers [time, time + weight)). A gap
+// of more than one period ends every frame, and so does a change between CPU
+// and off-CPU time (or between off-CPU reasons), and a span's start or end
+// (`cuts`, sorted) since the last sample, there at the latest. Calls
+// open(frame, start, sample) for each slice as it begins, outermost first
+// (`sample`: the index of the sample that opens it), and close(end) as it
+// ends, innermost first.
+template <typename OpenFn, typename CloseFn>
+void walkSlices(const model::Profile& p, const FrameTable& table,
+                const std::vector<uint32_t>& samples_of_thread, const std::vector<uint64_t>& cuts,
+                OpenFn&& open, CloseFn&& close) {
+  const std::vector<model::Sample>& samples = p.samples();
+  std::vector<uint32_t> open_frames;  // root first
+  std::vector<uint32_t> frames;
+  auto closeTo = [&](size_t keep, uint64_t end_ns) {
+    while (open_frames.size() > keep) {
+      close(end_ns);
+      open_frames.pop_back();
+    }
+  };
+  uint64_t prev_end = 0;
+  uint64_t prev_weight = 0;
+  bool prev_off = false;
+  model::OffCpuReason prev_reason{};
+  size_t next_cut = 0;
+  for (uint32_t i : samples_of_thread) {
+    const model::Sample& s = samples[i];
+    const bool off = s.kind == model::SampleKind::kOffCpu;
+    uint64_t close_at = UINT64_MAX;
+    if (!open_frames.empty() && (s.time_ns > prev_end + prev_weight || off != prev_off ||
+                                 (off && s.off_cpu_reason != prev_reason))) {
+      close_at = std::min(prev_end, s.time_ns);
+    }
+    if (next_cut < cuts.size() && cuts[next_cut] <= s.time_ns) {
+      close_at = std::min({close_at, prev_end, cuts[next_cut]});
+      while (next_cut < cuts.size() && cuts[next_cut] <= s.time_ns) ++next_cut;
+    }
+    if (close_at != UINT64_MAX) closeTo(0, close_at);
+    prev_off = off;
+    prev_reason = s.off_cpu_reason;
+    frames.clear();
+    table.appendLeafFirst(p, s.stack, frames);
+    std::reverse(frames.begin(), frames.end());  // root first
+    size_t common = 0;
+    while (common < open_frames.size() && common < frames.size() &&
+           open_frames[common] == frames[common]) {
+      ++common;
+    }
+    closeTo(common, s.time_ns);
+    for (size_t k = common; k < frames.size(); ++k) {
+      open_frames.push_back(frames[k]);
+      open(frames[k], s.time_ns, i);
+    }
+    // Consecutive samples of a busy thread touch.
+    prev_end = s.time_ns + s.weight;
+    prev_weight = s.weight;
+  }
+  closeTo(0, next_cut < cuts.size() ? std::min(prev_end, cuts[next_cut]) : prev_end);
+}
+
+uint64_t micros(uint64_t ns) {
+  return ns / 1000 + (ns % 1000 >= 500 ? 1 : 0);
+}
+
+void sortIndex(FileBuffer& out, int32_t pid, int32_t tid, size_t index) {
+  out.append(R"({"ph":"M","name":"thread_sort_index","pid":)" + std::to_string(pid) + R"(,"tid":)" +
+             std::to_string(tid) + R"(,"args":{"sort_index":)" + std::to_string(index) + "}}");
+}
 
 // The program's spans, per thread: drawn as slices on the thread's own track
 // above its sampled stacks. Sampled slices are cut at every span boundary so
@@ -66,9 +134,10 @@ class SpanTrack {
       appendJsonString(e, p_.str(s.name));
       out.append(e);
       out.append(ids);
-      out.appendMicros(s.start_ns);
+      const uint64_t start_us = micros(s.start_ns);
+      out.appendUint(start_us);
       out.append(R"(,"dur":)");
-      out.appendMicros(s.end_ns - s.start_ns);
+      out.appendUint(micros(s.end_ns) - start_us);
       out.append(R"(,"args":{"depth":)" + std::to_string(s.depth) + "}}");
     }
   }
@@ -105,7 +174,6 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file
   const model::Meta& m = p.meta();
   const std::vector<model::Sample>& samples = p.samples();
   const std::map<int32_t, std::vector<uint32_t>> per_thread = samplesByThread(p);
-
   // Each frame's event opens the same way: its name, escaped once.
   FrameTable table(p, no_inline);
   std::vector<std::string> opening;
@@ -135,6 +203,23 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file
   std::set<int32_t> tids;  // threads with samples or spans
   for (const auto& [tid, idx] : per_thread) tids.insert(tid);
   spans.addThreads(tids);
+  // Viewers that honour thread_sort_index (Perfetto, chrome://tracing) put
+  // the busiest thread on top.
+  std::map<int32_t, size_t> busiest_first;
+  {
+    std::vector<std::pair<uint64_t, int32_t>> by_weight;
+    for (int32_t tid : tids) {
+      uint64_t w = 0;
+      if (auto it = per_thread.find(tid); it != per_thread.end()) {
+        for (uint32_t i : it->second) w += samples[i].weight;
+      }
+      by_weight.emplace_back(w, tid);
+    }
+    std::stable_sort(by_weight.begin(), by_weight.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (size_t k = 0; k < by_weight.size(); ++k) busiest_first[by_weight[k].second] = k;
+  }
+
   std::set<int32_t> pids;
   for (int32_t tid : tids) {
     const model::Thread* t = p.findThread(tid);
@@ -148,8 +233,8 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file
     metadata(out, "process_name", pid, 0, command);
   }
 
-  std::vector<Open> open;
-  std::vector<uint32_t> frames;
+  std::vector<uint64_t> ends;  // per slice of a thread, in the order they open
+  std::vector<size_t> open;    // indices into ends of the open slices
   const std::vector<uint32_t> no_samples;
   for (int32_t tid : tids) {
     auto found = per_thread.find(tid);
@@ -159,69 +244,47 @@ Status writeChromeTrace(const model::Profile& p, bool no_inline, std::FILE* file
     if (!first) out.append(',');
     first = false;
     metadata(out, "thread_name", pid, tid, threadLabel(p, tid));
+    out.append(',');
+    sortIndex(out, pid, tid, busiest_first.at(tid));
     const std::string ids =
         R"(,"pid":)" + std::to_string(pid) + R"(,"tid":)" + std::to_string(tid) + R"(,"ts":)";
     spans.write(out, tid, ids);
     const std::vector<uint64_t> cuts = spans.cuts(tid);
-    size_t next_cut = 0;
 
-    // Closes open frames down to `keep`, at time `end_ns`, innermost first.
-    // Off-CPU slices carry their category (off_tail).
-    std::string off_tail;
-    auto closeTo = [&](size_t keep, uint64_t end_ns) {
-      while (open.size() > keep) {
-        const Open& o = open.back();
-        out.append(',');
-        out.append(opening[o.frame]);
-        out.append(ids);
-        out.appendMicros(o.start_ns);
-        out.append(R"(,"dur":)");
-        out.appendMicros(end_ns - o.start_ns);
-        if (!off_tail.empty()) out.append(off_tail);
-        out.append('}');
-        open.pop_back();
-      }
-    };
-
+    // A slice's end is known only when it closes, after the slices inside
+    // it, but the events go out outermost first, in the order the slices
+    // open: viewers that nest events of one start time in file order
+    // (speedscope) then draw every stack the right way up. So one pass
+    // finds the ends and a second writes the events.
+    ends.clear();
     open.clear();
-    uint64_t prev_end = 0;
-    uint64_t prev_weight = 0;
-    bool prev_off = false;
-    for (uint32_t i : idx) {
-      const model::Sample& s = samples[i];
-      // A gap longer than a sample period ends every open frame, and so
-      // does a change between CPU and off-CPU time (or between reasons).
-      const bool off = s.kind == model::SampleKind::kOffCpu;
-      const std::string tail = off ? offCpuTail(s.off_cpu_reason) : std::string();
-      uint64_t close_at = UINT64_MAX;
-      if (!open.empty() &&
-          (s.time_ns > prev_end + prev_weight || off != prev_off || tail != off_tail)) {
-        close_at = std::min(prev_end, s.time_ns);
-      }
-      // So does a span's start or end since the last sample (there at the latest).
-      if (next_cut < cuts.size() && cuts[next_cut] <= s.time_ns) {
-        close_at = std::min({close_at, prev_end, cuts[next_cut]});
-        while (next_cut < cuts.size() && cuts[next_cut] <= s.time_ns) ++next_cut;
-      }
-      if (close_at != UINT64_MAX) closeTo(0, close_at);
-      off_tail = tail;
-      prev_off = off;
-      frames.clear();
-      table.appendLeafFirst(p, s.stack, frames);
-      std::reverse(frames.begin(), frames.end());  // root first
-      size_t common = 0;
-      while (common < open.size() && common < frames.size() &&
-             open[common].frame == frames[common]) {
-        ++common;
-      }
-      closeTo(common, s.time_ns);
-      for (size_t k = common; k < frames.size(); ++k) open.push_back(Open{frames[k], s.time_ns});
-      // Each sample is drawn as [time, time + weight), so consecutive
-      // samples of a busy thread touch.
-      prev_end = s.time_ns + s.weight;
-      prev_weight = s.weight;
-    }
-    closeTo(0, next_cut < cuts.size() ? std::min(prev_end, cuts[next_cut]) : prev_end);
+    walkSlices(
+        p, table, idx, cuts,
+        [&](uint32_t, uint64_t, uint32_t) {
+          open.push_back(ends.size());
+          ends.push_back(0);
+        },
+        [&](uint64_t end_ns) {
+          ends[open.back()] = end_ns;
+          open.pop_back();
+        });
+    size_t next = 0;
+    walkSlices(
+        p, table, idx, cuts,
+        [&](uint32_t frame, uint64_t start_ns, uint32_t sample) {
+          out.append(',');
+          out.append(opening[frame]);
+          out.append(ids);
+          const uint64_t start_us = micros(start_ns);
+          out.appendUint(start_us);
+          out.append(R"(,"dur":)");
+          out.appendUint(micros(ends[next++]) - start_us);
+          // Off-CPU slices carry their category and reason.
+          const model::Sample& s = samples[sample];
+          if (s.kind == model::SampleKind::kOffCpu) out.append(offCpuTail(s.off_cpu_reason));
+          out.append('}');
+        },
+        [](uint64_t) {});
     if (!out.ok()) break;  // the disk is full: stop formatting
   }
   out.append("]}\n");

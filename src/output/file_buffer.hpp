@@ -42,21 +42,10 @@ class FileBuffer {
     if (used_ == buf_.size()) flush();
     buf_[used_++] = c;
   }
-  // Nanoseconds as microseconds, exact: the whole part, then up to three
-  // decimals without trailing zeros (1234567 -> "1234.567", 1500 -> "1.5",
-  // 2000 -> "2").
-  void appendMicros(uint64_t ns) {
+  // A number in decimal.
+  void appendUint(uint64_t v) {
     reserve(24);
-    char* p = std::to_chars(pos(), end(), ns / 1000).ptr;
-    unsigned frac = static_cast<unsigned>(ns % 1000);
-    if (frac != 0) {
-      char d[3] = {static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
-                   static_cast<char>('0' + frac % 10)};
-      int n = d[2] != '0' ? 3 : d[1] != '0' ? 2 : 1;
-      *p++ = '.';
-      for (int i = 0; i < n; ++i) *p++ = d[i];
-    }
-    used_ = static_cast<size_t>(p - buf_.data());
+    used_ = static_cast<size_t>(std::to_chars(pos(), end(), v).ptr - buf_.data());
   }
 
   // Writes what is buffered; false once any write failed.

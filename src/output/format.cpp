@@ -153,7 +153,7 @@ Status writeSelected(const model::Profile& p, Format f, const ReportOptions& opt
   switch (f) {
     case Format::kText: {
       for (const std::string* func : {&opt.callers, &opt.callees}) {
-        if (!func->empty() && !model::neighbors(p, *func, false, opt.no_inline)) {
+        if (!func->empty() && model::neighbors(p, *func, false, opt.no_inline).tables.empty()) {
           return makeError("no function matches '" + *func + "'",
                            "see the function names in 'strobe report FILE --top 0'",
                            ErrorKind::kUsage);
@@ -168,6 +168,7 @@ Status writeSelected(const model::Profile& p, Format f, const ReportOptions& opt
       t.threshold_pct = opt.threshold_pct.value_or(opt.tree ? 0.5 : 0.0);
       t.callers = opt.callers;
       t.callees = opt.callees;
+      t.width = opt.width;
       t.bucket = opt.bucket;
       t.span_selection = opt.span_selection;
       t.recording = &recording;

@@ -50,6 +50,7 @@ struct ReportOptions {
   bool per_thread = false;  // folded: root each stack at its thread
   uint64_t bucket = 1;      // --by address: bytes per row (model::validBucket)
   bool header = true;       // text: the recording summary above the table
+  size_t width = 0;         // text: columns names must fit in; 0: no limit (text_width.hpp)
   std::string source;       // text: how to name the recording in the header
   // The span table (report --spans) instead: text, json or csv only.
   bool spans = false;

@@ -12,10 +12,11 @@ FrameTable::FrameTable(const model::Profile& p, bool no_inline) {
   offsets_.push_back(0);
   for (model::LocationId lid = 0; lid < n; ++lid) {
     model::forEachLocationFrame(p, lid, no_inline, [&](const model::Frame& f) {
-      uint64_t key = model::functionKey(f) | (f.inlined ? (1ULL << 62) : 0);
+      uint64_t key = model::functionKey(p, f) | (f.inlined ? (1ULL << 62) : 0);
       auto [it, inserted] = by_key.try_emplace(key, static_cast<uint32_t>(frames_.size()));
       if (inserted) frames_.push_back(f);
       ids_.push_back(it->second);
+      fns_.push_back(f.line != nullptr ? f.line->function : model::kNone);
     });
     offsets_.push_back(static_cast<uint32_t>(ids_.size()));
   }

@@ -98,7 +98,7 @@ class StringTable {
 class DisplayTrie {
  public:
   DisplayTrie(const model::Profile& p, const FrameTable& table)
-      : p_(p), table_(table), memo_(p.stacks().size(), kNone) {}
+      : p_(p), table_(table), memo_(p.stacks().size(), kNone), memo_fn_(p.stacks().size(), kNone) {}
 
   // The node of a model stack's leaf; kNone for an empty stack.
   uint32_t nodeOf(model::StackId leaf) {
@@ -111,10 +111,19 @@ class DisplayTrie {
       s = p_.stacks()[s].parent;
     }
     uint32_t node = s == kNone ? kNone : memo_[s];
+    model::FunctionId caller = s == kNone ? kNone : memo_fn_[s];
     for (auto it = pending_.rbegin(); it != pending_.rend(); ++it) {
-      std::span<const uint32_t> ids = table_.ofLocation(p_.stacks()[*it].location);
-      for (auto f = ids.rbegin(); f != ids.rend(); ++f) node = child(node, *f);
+      const model::LocationId lid = p_.stacks()[*it].location;
+      std::span<const uint32_t> ids = table_.ofLocation(lid);
+      std::span<const model::FunctionId> fns = table_.functionsOfLocation(lid);
+      for (size_t k = ids.size(); k-- > 0;) {
+        // A function calling its own clone is one frame (model/frames.hpp).
+        if (model::isCloneCall(p_, fns[k], caller)) continue;
+        node = child(node, ids[k]);
+        caller = fns[k];
+      }
       memo_[*it] = node;
+      memo_fn_[*it] = caller;
     }
     return node;
   }
@@ -157,6 +166,9 @@ class DisplayTrie {
   const model::Profile& p_;
   const FrameTable& table_;
   std::vector<uint32_t> memo_;  // per model stack: its node, or kNone until made
+  // Per model stack: the function of its innermost frame (clone callers are
+  // judged by the path's real functions).
+  std::vector<model::FunctionId> memo_fn_;
   std::vector<model::StackId> pending_;
   std::vector<uint32_t> slots_;  // size: 0 or a power of two
   std::vector<uint32_t> parents_;
@@ -226,10 +238,14 @@ Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* fil
     return makeError("the embedded HTML viewer is damaged", "rebuild strobe");
   }
 
-  // Frames: name, file, line, module and flags, strings interned.
+  // Frames: name, file, line, module, flags and function, strings interned.
+  // A function is its identity (model/frames.hpp): the inlined and the
+  // called frames of one function share it, and the viewer's table counts
+  // functions by it, never by name.
   FrameTable table(p, opt.no_inline);
   StringTable strings;
   std::string frames;
+  std::unordered_map<uint64_t, uint32_t> function_numbers;
   for (const model::Frame& f : table.frames()) {
     uint32_t file_id = 0;
     uint32_t line = 0;
@@ -245,6 +261,10 @@ Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* fil
     appendVlq(frames, line);
     appendVlq(frames, strings.intern(module));
     appendVlq(frames, (f.inlined ? kInlined : 0) | (f.line == nullptr ? kUnresolved : 0));
+    appendVlq(frames, function_numbers
+                          .try_emplace(model::functionKey(p, f),
+                                       static_cast<uint32_t>(function_numbers.size()))
+                          .first->second);
   }
 
   // Every sample's node, so the trie is complete before it is written.
@@ -274,7 +294,7 @@ Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* fil
   out.append(kViewerCss);
   out.append(kViewerHtml.substr(css_at + kCssMarker.size(), data_at - css_at - kCssMarker.size()));
 
-  std::string head = R"({"format":"strobe-html","version":1,)";
+  std::string head = R"({"format":"strobe-html","version":2,)";
   head += metaJson(p, opt);
   appendField(head, "time_unit_ns", kTimeUnitNs);
   head += R"("strings":[)";
@@ -284,6 +304,10 @@ Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* fil
   }
   head += "],";
   appendField(head, "frame_count", table.frames().size());
+  appendField(head, "function_count", function_numbers.size());
+  // 0 when no share is an estimate (off-CPU time is measured): no row marked.
+  appendField(head, "few_samples",
+              model::sharesAreSampled(p.samples()) ? model::kFewSamples : uint64_t{0});
   head += R"("frames":")";
   out.append(head);
   out.append(frames);

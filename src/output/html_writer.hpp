@@ -4,8 +4,9 @@
 // timeline per thread, an interactive flame graph (zoom, search, hover) and
 // the top functions, for a selection of threads and a time range.
 //
-// The embedded data (docs/FORMATS.md, "html"): interned strings; frames and
-// stack-trie nodes (parent, frame) as base64 variable-length numbers; per
+// The embedded data (docs/FORMATS.md, "html"): interned strings; frames
+// (with the function identity the table counts by) and stack-trie nodes
+// (parent, frame) as base64 variable-length numbers; per
 // thread, its samples in time order as (time delta in µs, node delta, weight
 // delta), its off-CPU intervals (record --off-cpu) the same way apart; the
 // meta says what weights measure (model/measure.hpp). Every string is JSON-escaped, with <, >, &

@@ -6,16 +6,21 @@
 //              frames (name, file, line) and one "sampled" profile per
 //              thread, named "thread-name (tid)", samples in time order,
 //              each weighted in the view's unit (nanoseconds, or "none"
-//              for counts of an event).
+//              for counts of an event); in a recording of time, the time a
+//              thread was not sampled is empty samples, so every profile's
+//              axis is the recording's wall time; it opens on the busiest
+//              thread (activeProfileIndex).
 //  chrome      Trace Event Format for Perfetto and chrome://tracing: one
-//              process, one named track per thread (thread_name metadata),
-//              and on each track the program's spans ("cat":"span", outer
-//              first) and the sampled stacks over time as nested complete
-//              ("X") events, one per frame, merged while consecutive
-//              samples share the frame and cut at span boundaries; off-CPU
-//              slices have "cat":"off-cpu" and their reason in args. The
-//              start on both clocks is in otherData. A failed write
-//              returns "cannot write the report" with errno.
+//              process, one named track per thread (thread_name metadata,
+//              thread_sort_index: busiest first), and on each track the
+//              program's spans ("cat":"span", outer first) and the sampled
+//              stacks over time as nested complete ("X") events, one per
+//              frame, merged while consecutive samples share the frame and
+//              cut at span boundaries, written outermost first in the order
+//              they begin, in whole microseconds; off-CPU slices have
+//              "cat":"off-cpu" and their reason in args. The start on both
+//              clocks is in otherData. A failed write returns "cannot write
+//              the report" with errno.
 //  json        the top table (see docs/FORMATS.md for the field names).
 //
 // Thread safety: pure over a const Profile; `out` is the caller's.

@@ -7,7 +7,9 @@
 #include <unordered_map>
 
 #include "model/aggregate.hpp"
+#include "model/frames.hpp"
 #include "model/measure.hpp"
+#include "model/symbol_names.hpp"
 #include "output/gzip_sink.hpp"
 #include "output/unsampled_threads.hpp"
 #include "output/utf8.hpp"
@@ -168,9 +170,17 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
     auto tid = static_cast<int32_t>(static_cast<uint32_t>(key));
     const Sum& sum = sums[key];
     loc_ids.clear();
+    model::FunctionId callee = model::kNone;
     p.forEachFrame(stack, [&](model::LocationId lid) {
+      const std::vector<model::Line>& lines = p.locations()[lid].lines;
+      // A function calling its own clone (foo -> foo.part.0) is one frame
+      // (model/frames.hpp): the caller's location, when it holds only that
+      // function, is left out of the stack, so pprof sees no recursion.
+      const bool one = lines.size() == 1 || (opt.no_inline && !lines.empty());
+      if (one && model::isCloneCall(p, callee, lines.back().function)) return;
       loc_ids.push_back(lid + 1ULL);
       used_loc[lid] = true;
+      callee = lines.empty() ? model::kNone : lines.back().function;
     });
     auto [tn, inserted] = thread_names.try_emplace(tid, 0);
     if (inserted) {
@@ -203,9 +213,25 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
     if (!enc.maybeFlush()) break;
   }
 
-  // Locations, and the address range each module was seen at.
+  // Locations, and the address range each module was seen at. Lines name
+  // pprof functions: one per function identity (a clone is the function it
+  // came from), and one more for each other file its lines lie in (an
+  // inlined header), since a pprof line has no file of its own.
   std::vector<ModuleRange> ranges(p.modules().size());
-  std::vector<bool> used_fn(p.functions().size(), false);
+  struct PprofFunction {
+    model::FunctionId identity;
+    model::StringId file;
+  };
+  std::vector<PprofFunction> pprof_functions;
+  std::unordered_map<uint64_t, uint64_t> pprof_function_ids;  // (identity, file) -> id
+  auto pprofFunction = [&](const model::Line& line) -> uint64_t {
+    const model::FunctionId identity = p.identity(line.function);
+    const model::StringId file = model::lineFile(p, line);
+    const uint64_t key = (static_cast<uint64_t>(identity) << 32) | file;
+    auto [it, inserted] = pprof_function_ids.try_emplace(key, pprof_functions.size() + 1);
+    if (inserted) pprof_functions.push_back(PprofFunction{identity, file});
+    return it->second;
+  };
   for (size_t i = 0; i < p.locations().size(); ++i) {
     if (!used_loc[i]) continue;
     const model::Location& loc = p.locations()[i];
@@ -228,10 +254,9 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
       auto first = loc.lines.begin();
       if (opt.no_inline && !loc.lines.empty()) first = loc.lines.end() - 1;
       for (auto it = first; it != loc.lines.end(); ++it) {
-        if (it->function == model::kNone) continue;
-        used_fn[it->function] = true;
+        if (it->function >= p.functions().size()) continue;
         protozero::pbf_writer ln(l, pb::kLine);
-        ln.add_uint64(pb::kFunctionId, it->function + 1ULL);
+        ln.add_uint64(pb::kFunctionId, pprofFunction(*it));
         ln.add_int64(pb::kLineNo, it->line);
       }
     }
@@ -258,17 +283,20 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
     mp.add_bool(pb::kHasInlineFrames, r.symbolized);
   }
 
-  for (size_t i = 0; i < p.functions().size(); ++i) {
-    if (!used_fn[i]) continue;
-    const model::Function& f = p.functions()[i];
+  for (size_t i = 0; i < pprof_functions.size(); ++i) {
+    const model::Function& f = p.functions()[pprof_functions[i].identity];
+    const model::StringId file = pprof_functions[i].file;
+    const std::string& system_name = p.str(f.system_name);
     {
       protozero::pbf_writer w(enc.buffer());
       protozero::pbf_writer fn(w, pb::kFunction);
       fn.add_uint64(pb::kFnId, i + 1);
       fn.add_int64(pb::kName, f.name);
-      fn.add_int64(pb::kSystemName, f.system_name);
-      fn.add_int64(pb::kFnFilename, f.file);
-      fn.add_int64(pb::kStartLine, f.start_line);
+      fn.add_int64(pb::kSystemName, model::isClone(system_name)
+                                        ? extra.id(std::string(model::cloneBase(system_name)))
+                                        : int64_t{f.system_name});
+      fn.add_int64(pb::kFnFilename, file);
+      fn.add_int64(pb::kStartLine, file == f.file ? f.start_line : 0);
     }
     if (!enc.maybeFlush()) break;
   }

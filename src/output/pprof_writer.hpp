@@ -5,10 +5,13 @@
 // recording with off-CPU time has samples, cpu, off-cpu and wall (= cpu +
 // off-cpu) so that `pprof -sample_index` switches, the view's type being
 // the default. Period type: the first time or count type; one mapping per
-// module (with its build id); one function per model function (name,
-// system name, file, start line); one location per model location with its
-// inline chain as several lines (innermost first, as pprof expects); one
-// sample per distinct (stack, thread) with labels `thread` (name) and `tid`.
+// module (with its build id); one function per function identity (a clone
+// is its function; name, system name, file, start line), plus one per other
+// file its lines lie in (a pprof line has no file); one location per model
+// location with its inline chain as several lines (innermost first, as
+// pprof expects); one sample per distinct (stack, thread) with labels
+// `thread` (name) and `tid`, a function's call into its own clone left out
+// of the stack.
 //
 // Streams: messages are encoded with protozero in small chunks and
 // deflated to `out` as they are made. Thread safety: pure over a const

@@ -29,6 +29,22 @@ Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::strin
   FrameTable table(p, no_inline);
 
   const std::map<int32_t, std::vector<uint32_t>> per_thread = samplesByThread(p);
+  // speedscope opens the profile activeProfileIndex names: the busiest
+  // thread (the most weight; the first of equals).
+  size_t busiest = 0;
+  {
+    uint64_t most = 0;
+    size_t k = 0;
+    for (const auto& [tid, idx] : per_thread) {
+      uint64_t w = 0;
+      for (uint32_t i : idx) w += p.samples()[i].weight;
+      if (w > most) {
+        most = w;
+        busiest = k;
+      }
+      ++k;
+    }
+  }
 
   char buf[1 << 16];
   rapidjson::FileWriteStream os(out, buf, sizeof buf);
@@ -46,7 +62,7 @@ Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::strin
              ? name
              : name + " (" + std::string(model::viewName(measure.view)) + ")");
   w.Key("activeProfileIndex");
-  w.Uint(0);
+  w.Uint64(busiest);
   // The session's start on both clocks (speedscope ignores keys it does not
   // know): line the profile up with the program's own logs.
   w.Key("strobe_start_monotonic_ns");
@@ -79,10 +95,17 @@ Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::strin
 
   w.Key("profiles");
   w.StartArray();
+  // Each thread's samples in time order, weighted by what they counted
+  // (ns of the view's time), with the time the thread was not sampled in
+  // between as samples with an empty stack: speedscope lays samples end to
+  // end, so its time axis is then the recording's wall time, the same for
+  // every thread, and frames still weigh exactly their time. Counts of an
+  // event have no time axis to fill: their profiles are the samples only.
+  const bool fill = measure.time();
   std::vector<uint32_t> stack;
+  std::vector<uint64_t> weights;
+  const uint64_t duration = p.meta().duration_ns;
   for (const auto& [tid, idx] : per_thread) {
-    uint64_t total = 0;
-    for (uint32_t i : idx) total += p.samples()[i].weight;
     w.StartObject();
     w.Key("type");
     w.String("sampled");
@@ -92,22 +115,39 @@ Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::strin
     w.String(measure.time() ? "nanoseconds" : "none");
     w.Key("startValue");
     w.Uint64(0);
-    w.Key("endValue");
-    w.Uint64(total);
     w.Key("samples");
     w.StartArray();
+    weights.clear();
+    uint64_t at = 0;  // where the next sample starts on the time axis
     for (uint32_t i : idx) {
+      const model::Sample& s = p.samples()[i];
+      if (fill && s.time_ns > at) {
+        w.StartArray();  // not sampled: idle, or running unsampled
+        w.EndArray();
+        weights.push_back(s.time_ns - at);
+        at = s.time_ns;
+      }
       stack.clear();
-      table.appendLeafFirst(p, p.samples()[i].stack, stack);
+      table.appendLeafFirst(p, s.stack, stack);
       w.StartArray();
       for (auto it = stack.rbegin(); it != stack.rend(); ++it) w.Uint(*it);
       w.EndArray();
+      weights.push_back(s.weight);
+      at += s.weight;
+    }
+    if (fill && duration > at) {
+      w.StartArray();
+      w.EndArray();
+      weights.push_back(duration - at);
+      at = duration;
     }
     w.EndArray();
     w.Key("weights");
     w.StartArray();
-    for (uint32_t i : idx) w.Uint64(p.samples()[i].weight);
+    for (uint64_t v : weights) w.Uint64(v);
     w.EndArray();
+    w.Key("endValue");
+    w.Uint64(at);
     w.EndObject();
   }
   w.EndArray();

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "model/address_table.hpp"
 #include "model/measure.hpp"
 #include "output/json_writers.hpp"
@@ -21,6 +23,14 @@ void str(JsonWriter& w, const std::string& s) {
 
 double pct(uint64_t part, uint64_t whole) {
   return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+}
+
+// A share rounded to 3 decimals exactly as CSV prints it ("{:.3f}"), so
+// JSON and CSV give the same figures (RapidJSON's decimal limit would cut,
+// not round). RapidJSON prints the shortest form of the double, which for
+// a value read from 3 decimals is those decimals.
+double rounded(double pct) {
+  return std::strtod(fmt::format("{:.3f}", pct).c_str(), nullptr);
 }
 
 // RFC 4180: quote fields with a comma, quote or line break; double quotes.
@@ -75,7 +85,6 @@ Status writeJsonTable(const model::Profile& p, const TableOptions& opt, std::FIL
   char buf[1 << 16];
   rapidjson::FileWriteStream os(out, buf, sizeof buf);
   JsonWriter w(os);
-  w.SetMaxDecimalPlaces(3);
   w.StartObject();
   w.Key("recording");
   str(w, opt.source);
@@ -122,13 +131,13 @@ Status writeJsonTable(const model::Profile& p, const TableOptions& opt, std::FIL
     w.Key("self_samples");
     w.Uint64(r.self_samples);
     w.Key("self_pct");
-    w.Double(pct(r.self, t.weight));
+    w.Double(rounded(pct(r.self, t.weight)));
     w.Key(total_key.c_str());
     w.Uint64(r.total);
     w.Key("total_samples");
     w.Uint64(r.total_samples);
     w.Key("total_pct");
-    w.Double(pct(r.total, t.weight));
+    w.Double(rounded(pct(r.total, t.weight)));
     if (opt.by == model::GroupBy::kAddress) {
       w.Key("address");
       str(w, r.address);

@@ -7,27 +7,31 @@
 
 #include "output/span_table.hpp"
 #include "output/stack_completeness.hpp"
+#include "output/text_width.hpp"
 #include "output/unsampled_threads.hpp"
 
 namespace strobe::output {
 namespace {
-
-constexpr size_t kMaxNameWidth = 60;
 
 std::string baseName(const std::string& path) {
   auto slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string locationOf(const model::TopRow& r) {
+std::string locationOf(const model::TopRow& r, model::GroupBy by) {
+  switch (by) {
+    case model::GroupBy::kModule:
+      return r.module_path;
+    case model::GroupBy::kFile:
+    case model::GroupBy::kThread:
+    case model::GroupBy::kProcess:
+      return {};
+    default:
+      break;
+  }
   if (r.file.empty()) return r.module;
   if (r.line == 0) return baseName(r.file);
   return fmt::format("{}:{}", baseName(r.file), r.line);
-}
-
-std::string fitName(const std::string& name, size_t width) {
-  if (name.size() <= width) return name;
-  return name.substr(0, width - 3) + "...";
 }
 
 }  // namespace
@@ -77,6 +81,13 @@ std::string formatTarget(const model::Meta& m) {
   return formatCommand(m.command);
 }
 
+std::string fewSamplesNote(double max_error_pct) {
+  return fmt::format(
+      "* fewer than {} samples: such a share is uncertain by about +-{:.1f} points (one binomial "
+      "standard error); record longer or at a higher -F",
+      model::kFewSamples, max_error_pct);
+}
+
 void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* out) {
   if (opt.by == model::GroupBy::kAddress) return writeAddressTable(p, opt, out);
   const model::Totals t = model::totals(p);
@@ -93,32 +104,56 @@ void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* o
   if (opt.by == model::GroupBy::kModule) heading = "MODULE";
   if (opt.by == model::GroupBy::kThread) heading = "THREAD";
   if (opt.by == model::GroupBy::kProcess) heading = "PROCESS";
-  size_t width = std::string_view(heading).size();
-  for (const auto& r : rows) width = std::max(width, std::min(r.function.size(), kMaxNameWidth));
 
   const bool per_task = opt.by == model::GroupBy::kThread || opt.by == model::GroupBy::kProcess;
   // Weights are in the view's unit: time, or counts of the event.
   const model::Measure m = model::measureOf(p);
-  const char* self_heading = m.time() ? "SELF-TIME" : "SELF";
+  // A thread's (process's) samples all hold it: TOTAL% would repeat SELF%.
+  // In the CPU view its CPU use over the recording's duration says more
+  // (100%: one CPU busy throughout, as top shows it).
+  const bool cpu_column =
+      per_task && m.view == model::View::kCpu && m.time() && p.meta().duration_ns > 0;
+  std::vector<std::string> locations;
   std::vector<std::string> selfs;
   selfs.reserve(rows.size());
   size_t self_width = 9;
+  size_t loc_width = 0;
+  size_t name_width = std::string_view(heading).size();
   for (const auto& r : rows) {
+    locations.push_back(per_task ? std::to_string(r.self_samples) : locationOf(r, opt.by));
+    loc_width = std::max(loc_width, locations.back().size());
+    name_width = std::max(name_width, r.function.size());
     selfs.push_back(formatWeight(r.self, m));
     self_width = std::max(self_width, selfs.back().size());
   }
-  fmt::print(out, "{:>6}  {:>6}  {:>{}}  {:<{}}  {}\n", "SELF%", "TOTAL%", self_heading, self_width,
-             heading, width, per_task ? "SAMPLES" : "LOCATION");
+  // SELF% TOTAL% SELF-TIME and their gaps take 18 columns and the self
+  // column's width; the name gets what the location leaves, at least 20.
+  const size_t fixed = 18 + self_width;
+  if (opt.width != kNoWidthLimit) {
+    size_t room = opt.width > fixed + 2 + loc_width ? opt.width - fixed - 2 - loc_width : 0;
+    name_width = std::min(name_width, std::max<size_t>(room, 20));
+  }
+  fmt::print(out, "{:>6}  {:>6}  {:>{}}  {:<{}}  {}\n", "SELF%", cpu_column ? "CPU%" : "TOTAL%",
+             m.time() ? "SELF-TIME" : "SELF", self_width, heading, name_width,
+             per_task ? "SAMPLES" : "LOCATION");
+  const bool sampled = model::sharesAreSampled(p.samples());
+  double max_error = -1;
   for (size_t i = 0; i < rows.size(); ++i) {
     const model::TopRow& r = rows[i];
-    fmt::print(out, "{:>5.1f}%  {:>5.1f}%  {:>{}}  {:<{}}  {}\n", sharePct(r.self, t.weight),
-               sharePct(r.total, t.weight), selfs[i], self_width, fitName(r.function, width), width,
-               per_task ? std::to_string(r.self_samples)
-               : opt.by == model::GroupBy::kFile || opt.by == model::GroupBy::kModule
-                   ? std::string()
-                   : locationOf(r));
+    const uint64_t basis = model::shareSamples(r);
+    const bool few = sampled && basis < model::kFewSamples;
+    if (few) max_error = std::max(max_error, model::shareStdErrorPct(basis, t.samples));
+    std::string second = cpu_column
+                             ? fmt::format("{:>5.1f}%", sharePct(r.total, p.meta().duration_ns))
+                             : fmt::format("{:>5.1f}%", sharePct(r.total, t.weight));
+    std::string line = fmt::format(
+        "{:>5.1f}%{} {:>6}  {:>{}}  {:<{}}  {}", sharePct(r.self, t.weight), few ? '*' : ' ',
+        second, selfs[i], self_width, fitMiddle(r.function, name_width), name_width, locations[i]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    fmt::print(out, "{}\n", line);
   }
   if (rows.empty()) fmt::print(out, "(no samples)\n");
+  if (max_error >= 0) fmt::print(out, "{}\n", fewSamplesNote(max_error));
 }
 
 std::string formatWeight(uint64_t weight, const model::Measure& m) {
@@ -172,7 +207,7 @@ std::string offCpuHeader(const model::Profile& recording, size_t max_threads) {
                    "RUNNABLE", "WALL");
   for (size_t i = 0; i < names.size(); ++i) {
     const model::TimeSplit& t = per_thread[i].second;
-    s += fmt::format("  {:<{}}  {:>9}  {:>9}  {:>9}  {:>9}\n", fitName(names[i], name_width),
+    s += fmt::format("  {:<{}}  {:>9}  {:>9}  {:>9}  {:>9}\n", fitMiddle(names[i], name_width),
                      name_width, formatDuration(t.cpu_ns), formatDuration(t.blockedNs()),
                      formatDuration(t.by_reason[static_cast<size_t>(OffCpuReason::kPreempted)]),
                      formatDuration(t.wallNs()));

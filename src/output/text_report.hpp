@@ -26,6 +26,7 @@ struct TextOptions {
   bool tree = false;           // the call tree instead of the table
   std::string callers;         // the callers of this function instead
   std::string callees;         // the callees of this function instead
+  size_t width = 0;            // columns to fit names into; 0: no limit (text_width.hpp)
   std::string span_selection;  // a header line: which spans the samples are from ("" none)
   uint64_t bucket = 1;         // --by address: bytes per row
   // The profile before the view selected its samples: the header's CPU,
@@ -40,7 +41,9 @@ void writeTextReport(const model::Profile& p, const TextOptions& opt, const std:
 // --by address: the table with an ADDRESS column (address_report.cpp).
 void writeAddressTable(const model::Profile& p, const TextOptions& opt, std::FILE* out);
 
-// Only the table (used by `record`'s summary too).
+// Only the table (used by `record`'s summary too). Rows whose share rests
+// on fewer than model::kFewSamples samples are marked '*' after SELF%, and
+// a line under the table says how uncertain such shares are.
 void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* out);
 
 // The top-down call tree: TOTAL% SELF% TOTAL-TIME, indented names, nodes
@@ -48,12 +51,16 @@ void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* o
 void writeCallTree(const model::Profile& p, const TextOptions& opt, std::FILE* out);
 
 // Who calls / what is called by the functions named `func` (see
-// model::neighbors). Returns false (and writes nothing) when none matches.
+// model::neighbors): one table per matching function, each headed by its
+// name and location. Returns false (and writes nothing) when none matches.
 bool writeCallers(const model::Profile& p, const TextOptions& opt, const std::string& func,
                   bool callees, std::FILE* out);
 
 // 100 * part / whole (0 when whole is 0).
 double sharePct(uint64_t part, uint64_t whole);
+
+// The line under a table with marked rows: "* fewer than 30 samples: ...".
+std::string fewSamplesNote(double max_error_pct);
 
 // "1.23 s", "45.6 ms", "789 us": a duration for people.
 std::string formatDuration(uint64_t ns);

@@ -4,8 +4,26 @@
 #include "model/call_tree.hpp"
 #include "model/callers.hpp"
 #include "output/text_report.hpp"
+#include "output/text_width.hpp"
 
 namespace strobe::output {
+namespace {
+
+// "name (file.cpp:12)", "name (libfoo.so)" or "name": a function as the
+// callers / callees tables head it.
+std::string located(const model::NeighborName& n) {
+  std::string where;
+  if (!n.file.empty()) {
+    auto slash = n.file.rfind('/');
+    where = slash == std::string::npos ? n.file : n.file.substr(slash + 1);
+    if (n.line != 0) where += fmt::format(":{}", n.line);
+  } else {
+    where = n.module;
+  }
+  return where.empty() ? n.name : fmt::format("{} ({})", n.name, where);
+}
+
+}  // namespace
 
 void writeCallTree(const model::Profile& p, const TextOptions& opt, std::FILE* out) {
   model::CallTree tree =
@@ -15,6 +33,8 @@ void writeCallTree(const model::Profile& p, const TextOptions& opt, std::FILE* o
     fmt::print(out, "(no samples)\n");
     return;
   }
+  // TOTAL% SELF% TOTAL-TIME and their gaps: 30 columns before the tree.
+  constexpr size_t kFixed = 30;
   const model::Measure m = model::measureOf(p);
   fmt::print(out, "{:>6}  {:>6}  {:>10}  {}\n", "TOTAL%", "SELF%",
              m.time() ? "TOTAL-TIME" : "TOTAL", "CALL TREE");
@@ -23,8 +43,13 @@ void writeCallTree(const model::Profile& p, const TextOptions& opt, std::FILE* o
     double share = sharePct(n.total_weight, total);
     if (id != 0 && share < opt.threshold_pct) return false;
     line.assign(2 * n.depth, ' ');
-    line += tree.name(p, id);
-    if (n.frame.inlined) line += " [inlined]";
+    std::string name = tree.name(p, id);
+    if (n.frame.inlined) name += " [inlined]";
+    size_t room = kNoWidthLimit;
+    if (opt.width != kNoWidthLimit) {
+      room = opt.width > kFixed + line.size() + 20 ? opt.width - kFixed - line.size() : 20;
+    }
+    line += fitMiddle(name, room);
     fmt::print(out, "{:>5.1f}%  {:>5.1f}%  {:>10}  {}\n", share, sharePct(n.self_weight, total),
                formatWeight(n.total_weight, m), line);
     return true;
@@ -33,22 +58,41 @@ void writeCallTree(const model::Profile& p, const TextOptions& opt, std::FILE* o
 
 bool writeCallers(const model::Profile& p, const TextOptions& opt, const std::string& func,
                   bool callees, std::FILE* out) {
-  auto t = model::neighbors(p, func, callees, opt.no_inline);
-  if (!t) return false;
+  model::NeighborTables found = model::neighbors(p, func, callees, opt.no_inline);
+  if (found.tables.empty()) return false;
   const uint64_t total = model::totals(p).weight;
   const model::Measure m = model::measureOf(p);
-  std::string names;
-  for (const std::string& n : t->matched) names += (names.empty() ? "" : ", ") + n;
-  fmt::print(out, "{} of {} ({:.1f}% of all, {}):\n", callees ? "callees" : "callers", names,
-             sharePct(t->weight, total), formatWeight(t->weight, m));
-  fmt::print(out, "{:>6}  {:>6}  {:>10}  {}\n", "OF-FN%", "ALL%", m.time() ? "TIME" : "COUNT",
-             callees ? "CALLEE" : "CALLER");
-  size_t shown = 0;
-  for (const model::Neighbor& r : t->rows) {
-    if (sharePct(r.weight, total) < opt.threshold_pct) continue;
-    if (++shown > opt.top) break;
-    fmt::print(out, "{:>5.1f}%  {:>5.1f}%  {:>10}  {}\n", sharePct(r.weight, t->weight),
-               sharePct(r.weight, total), formatWeight(r.weight, m), r.name);
+  const char* what = callees ? "callees" : "callers";
+  if (!found.exact) {
+    fmt::print(out, "no function is named '{}'; {} of the {} whose name contains it:\n\n", func,
+               what,
+               found.tables.size() == 1 ? std::string("one function")
+                                        : fmt::format("{} functions", found.tables.size()));
+  } else if (found.tables.size() > 1) {
+    fmt::print(out, "{} functions are named '{}'; {} of each:\n\n", found.tables.size(), func,
+               what);
+  }
+  // OF-FN% ALL% TIME and their gaps: 30 columns before the name.
+  constexpr size_t kFixed = 30;
+  const size_t room = opt.width == kNoWidthLimit ? kNoWidthLimit
+                      : opt.width > kFixed + 20  ? opt.width - kFixed
+                                                 : 20;
+  bool first = true;
+  for (const model::NeighborTable& t : found.tables) {
+    if (!first) fmt::print(out, "\n");
+    first = false;
+    fmt::print(out, "{} of {} ({:.1f}% of all, {}):\n", what, located(t.function),
+               sharePct(t.weight, total), formatWeight(t.weight, m));
+    fmt::print(out, "{:>6}  {:>6}  {:>10}  {}\n", "OF-FN%", "ALL%", m.time() ? "TIME" : "COUNT",
+               callees ? "CALLEE" : "CALLER");
+    size_t shown = 0;
+    for (const model::Neighbor& r : t.rows) {
+      if (sharePct(r.weight, total) < opt.threshold_pct) continue;
+      if (++shown > opt.top) break;
+      fmt::print(out, "{:>5.1f}%  {:>5.1f}%  {:>10}  {}\n", sharePct(r.weight, t.weight),
+                 sharePct(r.weight, total), formatWeight(r.weight, m),
+                 fitMiddle(located(r.who), room));
+    }
   }
   return true;
 }

@@ -266,9 +266,13 @@ class Reader {
   }
 
   Status readLocationLines() {
+    // Version 1 had no file per line: its lines read as in their function's
+    // file (a line in another file was stored as 0).
     const char* sql =
-        "SELECT location_id, depth, function_id, line FROM location_lines "
-        "ORDER BY location_id, depth";
+        version_ >= 2 ? "SELECT location_id, depth, function_id, line, file FROM location_lines "
+                        "ORDER BY location_id, depth"
+                      : "SELECT location_id, depth, function_id, line, '' FROM location_lines "
+                        "ORDER BY location_id, depth";
     auto& locations = p_.mutableLocations();
     return forEachRow("location_lines", sql, [&](RowView& r, sqlite3_stmt* s) -> Status {
       model::LocationId loc = r.id(0, "location_id", locations.size(), "locations", false);
@@ -283,7 +287,7 @@ class Reader {
                        std::to_string(sqlite3_column_int64(s, 0)) + ", depth " +
                        std::to_string(sqlite3_column_int64(s, 1)) + "): " + r.problem());
       }
-      locations[loc].lines.push_back(model::Line{fn, line});
+      locations[loc].lines.push_back(model::Line{fn, line, p_.internString(r.text(4))});
       return {};
     });
   }
@@ -483,8 +487,8 @@ class Reader {
   }
 
   const std::string& path_;
-  int version_ = kSchemaVersion;  // of the file being read
   int64_t size_ = 0;              // of the file, in bytes
+  int version_ = kSchemaVersion;  // the file's schema version (checkIdentity)
   Db db_;
   model::Profile p_;
 };

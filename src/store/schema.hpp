@@ -2,10 +2,11 @@
 // shared by the writer and the reader's checks. docs/FORMAT.md documents it;
 // change both together, and bump kSchemaVersion for any change an older
 // reader could not read. Version 2 added `spans`, `threads.role`, the code
-// tables (kCreateCodeTablesSql), and samples.kind and samples.off_cpu_reason
-// (off-CPU time; an older reader would count it as CPU time); version-1
-// recordings are read with every sample of the kind their event gives
-// (model::kindOfEvent).
+// tables (kCreateCodeTablesSql), samples.kind and samples.off_cpu_reason
+// (off-CPU time; an older reader would count it as CPU time) and
+// location_lines.file (the file of each inlined line); version-1 recordings
+// are read with every sample of the kind their event gives
+// (model::kindOfEvent) and every line in its function's file.
 // Owns: static constant strings only. Thread safety: immutable.
 #pragma once
 
@@ -29,6 +30,7 @@ CREATE TABLE locations(
 CREATE TABLE location_lines(
   location_id INTEGER NOT NULL REFERENCES locations(id), depth INTEGER NOT NULL,
   function_id INTEGER REFERENCES functions(id), line INTEGER NOT NULL,
+  file TEXT NOT NULL DEFAULT '',
   PRIMARY KEY(location_id, depth)) WITHOUT ROWID;
 CREATE TABLE stacks(
   id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES stacks(id),
@@ -95,7 +97,7 @@ SELECT s.rowid AS sample_id, s.time_ns, s.tid, s.cpu, s.weight, s.kind, s.stack_
            printf('+0x%x', l.offset)
          ELSE printf('[unknown]+0x%x', l.address)
        END AS function,
-       f.file AS file, ll.line AS line
+       CASE WHEN ll.file != '' THEN ll.file ELSE f.file END AS file, ll.line AS line
 FROM samples s
 LEFT JOIN stacks st ON st.id = s.stack_id
 LEFT JOIN locations l ON l.id = st.location_id

@@ -24,9 +24,9 @@ namespace strobe::store {
 // The schema version this strobe writes (PRAGMA user_version and meta
 // 'schema_version'); it reads every version from kOldestSchemaVersion on.
 // Version 2 added spans and thread roles (table spans, threads.role), what
-// each sample's weight measures (samples.kind, samples.off_cpu_reason) and the
+// each sample's weight measures (samples.kind, samples.off_cpu_reason), the
 // kept code of sampled functions (tables code and code_lines, read by
-// readCode()).
+// readCode()) and the file of each line (location_lines.file).
 inline constexpr int kSchemaVersion = 2;
 inline constexpr int kOldestSchemaVersion = 1;
 // PRAGMA application_id of every strobe recording: "STRB" in ASCII.

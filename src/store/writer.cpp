@@ -210,12 +210,16 @@ class Writer {
     for (const model::Location& l : p_.locations()) {
       if (!ok(insert(s, id++, l.module, u64(l.address), u64(l.offset)))) return rc;
     }
-    if (!prep("INSERT INTO location_lines VALUES(?,?,?,?)")) return rc;
+    if (!prep("INSERT INTO location_lines VALUES(?,?,?,?,?)")) return rc;
     id = 0;
     for (const model::Location& l : p_.locations()) {
       int64_t depth = 0;
       for (const model::Line& line : l.lines) {
-        if (!ok(insert(s, id, depth++, line.function, int64_t{line.line}))) return rc;
+        // '' when the line is in its function's own file (most are).
+        const bool own = line.function < p_.functions().size() &&
+                         p_.str(line.file) == p_.str(p_.functions()[line.function].file);
+        const std::string& file = own ? p_.str(model::kEmptyString) : p_.str(line.file);
+        if (!ok(insert(s, id, depth++, line.function, int64_t{line.line}, file))) return rc;
       }
       ++id;
     }

@@ -6,50 +6,6 @@
 #include <memory>
 
 namespace strobe::symbolize {
-namespace {
-
-bool isDigits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
-}
-
-// One dot-separated component of a clone suffix chain.
-bool isCloneWord(std::string_view w) {
-  for (std::string_view k : {"part", "cold", "isra", "constprop", "lto_priv", "localalias", "clone",
-                             "llvm", "specialized", "str"}) {
-    if (w == k) return true;
-  }
-  return isDigits(w);
-}
-
-// [pos, end) is a chain of clone components (each ".word" or ".N"), the
-// first one a word.
-bool isCloneChain(std::string_view tail) {
-  bool first = true;
-  while (!tail.empty()) {
-    if (tail.front() != '.') return false;
-    tail.remove_prefix(1);
-    size_t dot = tail.find('.');
-    std::string_view w = tail.substr(0, dot);
-    if (!isCloneWord(w) || (first && isDigits(w))) return false;
-    first = false;
-    tail = dot == std::string_view::npos ? std::string_view() : tail.substr(dot);
-  }
-  return !first;
-}
-
-size_t cloneStart(std::string_view name) {
-  for (size_t dot = name.find('.', 1); dot != std::string_view::npos;
-       dot = name.find('.', dot + 1)) {
-    if (isCloneChain(name.substr(dot))) return dot;
-  }
-  return name.size();
-}
-
-}  // namespace
 
 using Demangled = std::unique_ptr<char, decltype(&std::free)>;
 
@@ -78,14 +34,6 @@ std::string demangleLikeBinutils(std::string_view name) {
   result += out.get();
   result += name.substr(at);
   return result;
-}
-
-std::string_view cloneBase(std::string_view name) {
-  return name.substr(0, cloneStart(name));
-}
-
-std::string_view cloneSuffix(std::string_view name) {
-  return name.substr(cloneStart(name));
 }
 
 }  // namespace strobe::symbolize

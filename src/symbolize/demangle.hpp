@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "model/symbol_names.hpp"
+
 namespace strobe::symbolize {
 
 std::string demangle(std::string_view name);
@@ -20,14 +22,10 @@ std::string demangle(std::string_view name);
 // style libiberty knows is tried. Unchanged when nothing demangles.
 std::string demangleLikeBinutils(std::string_view name);
 
-// The name without GCC/Clang clone suffixes: "_Z3fooi.part.0" -> "_Z3fooi";
-// also .cold, .isra.N, .constprop.N, .lto_priv.N, .localalias, .llvm.N and
-// chains of them. A name without such suffixes comes back whole.
-std::string_view cloneBase(std::string_view name);
-// The clone suffix (".part.0", ".cold", ...), "" when none.
-std::string_view cloneSuffix(std::string_view name);
-inline bool isClone(std::string_view name) {
-  return !cloneSuffix(name).empty();
-}
+// Clone suffixes: model/symbol_names.hpp (the model decides function
+// identity with them).
+using model::cloneBase;
+using model::cloneSuffix;
+using model::isClone;
 
 }  // namespace strobe::symbolize

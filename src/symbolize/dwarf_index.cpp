@@ -14,6 +14,7 @@
 #include "symbolize/elf_file.hpp"
 #include "symbolize/line_program.hpp"
 #include "symbolize/offset_map.hpp"
+#include "symbolize/scope_names.hpp"
 #include "symbolize/unit_index.hpp"
 
 namespace strobe::symbolize {
@@ -75,6 +76,9 @@ struct DwarfIndex::Impl {
   std::unordered_set<std::string> strings;
   UnitBuilder builder;
   DebugSections sections;  // of `elf`, read once: workers share them
+  // Qualified names (report naming only), made on first use.
+  std::unique_ptr<ScopeNames> scope_names;
+  std::unordered_map<uint32_t, std::string> qualified;  // by function id
 
   ~Impl() {
     if (dwarf != nullptr) ::dwarf_end(dwarf);
@@ -450,6 +454,16 @@ unsigned DwarfIndex::prepare(const std::vector<Svma>& pcs, unsigned threads,
 
 const FunctionInfo& DwarfIndex::function(uint32_t id) {
   return impl_->function(id);
+}
+
+std::string_view DwarfIndex::qualifiedName(uint32_t id) {
+  if (!hasDebugInfo() || id >= impl_->functions.size()) return {};
+  auto [it, inserted] = impl_->qualified.try_emplace(id);
+  if (inserted) {
+    if (!impl_->scope_names) impl_->scope_names = std::make_unique<ScopeNames>(impl_->dwarf);
+    it->second = impl_->scope_names->qualifiedName(impl_->functions[id].die);
+  }
+  return it->second;
 }
 
 size_t DwarfIndex::functionCount() const {

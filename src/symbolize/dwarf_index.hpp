@@ -114,6 +114,12 @@ class DwarfIndex {
   // DwarfIndex's lifetime.
   const FunctionInfo& function(uint32_t id);
   [[nodiscard]] size_t functionCount() const;
+  // A Frame's function named with its enclosing namespaces, classes and
+  // functions (scope_names.hpp), for functions without a linkage name; ""
+  // when it has no name. Reads the DIE tree of the units it needs once
+  // (not the lookup path; `strobe symbolize` never calls it). The view
+  // stays valid for the DwarfIndex's lifetime.
+  std::string_view qualifiedName(uint32_t id);
 
   // The line-table row covering `pc` (the innermost line), or nullopt.
   [[nodiscard]] std::optional<SourceLine> lookup(Svma pc);

@@ -40,6 +40,24 @@ bool preferred(const RawSymbol& a, const RawSymbol& b) {
   return key(a) < key(b);
 }
 
+// A name with a non-default version ("cfree@GLIBC_2.2.5", one '@'), as a
+// .symtab writes versioned definitions.
+bool nonDefaultVersion(std::string_view name) {
+  size_t at = name.find('@');
+  return at != std::string_view::npos && at > 0 && name.substr(at, 2) != "@@";
+}
+
+// AliasPreference::kPublic's order.
+bool publicFirst(const RawSymbol& a, const RawSymbol& b) {
+  auto key = [](const RawSymbol& s) {
+    const bool internal = s.binding == STB_LOCAL || s.hidden_version || nonDefaultVersion(s.name);
+    return std::make_tuple(s.value, internal, leadingUnderscores(s.name),
+                           s.name.substr(0, s.name.find('@')).size(), bindingRank(s.binding),
+                           s.size == 0, s.name);
+  };
+  return key(a) < key(b);
+}
+
 // End of the section with index `shndx` (sh_addr + sh_size), memoized.
 class SectionLimits {
  public:
@@ -91,7 +109,7 @@ void readTable(Elf* elf, Elf_Scn* scn, const GElf_Shdr& sh, Elf_Data* versyms,
 
 }  // namespace
 
-SymbolTable SymbolTable::read(const ElfFile& file) {
+SymbolTable SymbolTable::read(const ElfFile& file, AliasPreference preference) {
   Elf* elf = file.elf();
   std::vector<RawSymbol> raw;
   SectionLimits limits(elf);
@@ -109,11 +127,12 @@ SymbolTable SymbolTable::read(const ElfFile& file) {
     auto v = sh.sh_type == SHT_DYNSYM ? versyms.find(::elf_ndxscn(scn)) : versyms.end();
     readTable(elf, scn, sh, v != versyms.end() ? v->second : nullptr, limits, raw);
   }
-  return build(std::move(raw));
+  return build(std::move(raw), preference);
 }
 
-SymbolTable SymbolTable::build(std::vector<RawSymbol> raw) {
-  std::sort(raw.begin(), raw.end(), preferred);
+SymbolTable SymbolTable::build(std::vector<RawSymbol> raw, AliasPreference preference) {
+  std::sort(raw.begin(), raw.end(),
+            preference == AliasPreference::kPublic ? publicFirst : preferred);
   SymbolTable t;
   for (size_t i = 0; i < raw.size();) {
     const RawSymbol& best = raw[i];

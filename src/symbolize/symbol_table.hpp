@@ -3,10 +3,19 @@
 // Owns: a sorted copy of the FUNC and IFUNC symbols of `.symtab` and
 // `.dynsym` merged (names copied, so the table outlives the ElfFile it was
 // read from). One symbol is kept per address: aliases are resolved
-// deterministically (global/unique, then weak, then local; then a default
-// symbol version over a hidden one, e.g. free@@GLIBC over cfree@GLIBC; then a
-// sized symbol over a size-0 one; then fewer leading underscores; then the
-// smaller name). Symbols with size 0 cover up to the next symbol or the end
+// deterministically, as `preference` says:
+//  - kBinutils (`strobe symbolize`, whose answers match addr2line's):
+//    global/unique, then weak, then local; then a default symbol version
+//    over a hidden one, e.g. free@@GLIBC over cfree@GLIBC; then a sized
+//    symbol over a size-0 one; then fewer leading underscores; then the
+//    smaller name;
+//  - kPublic (reports, as perf names functions): a public name (global or
+//    weak, not a non-default version: "cfree@GLIBC_2.2.5" in a .symtab is
+//    one) over an internal one; then fewer leading underscores; then the
+//    shorter name (without its version); then global over weak, sized over
+//    size-0, the smaller name. glibc's malloc is "malloc", not
+//    "__libc_malloc" or "__GI___libc_malloc"; its write "write". Symbols with size 0 cover up to
+//    the next symbol or the end
 // of their section. Nested symbols are handled: an address past the end of
 // the nearest preceding symbol falls back to an enclosing one.
 // Malformed tables are skipped, never fatal: a corrupt `.symtab` yields
@@ -44,13 +53,17 @@ struct SymbolMatch {
   Svma end;           // where the symbol's coverage ends (exclusive; size-0 symbols: the next)
 };
 
+enum class AliasPreference { kBinutils, kPublic };
+
 class SymbolTable {
  public:
   SymbolTable() = default;
   // Reads `.symtab` and `.dynsym` of `elf`.
-  static SymbolTable read(const ElfFile& elf);
+  static SymbolTable read(const ElfFile& elf,
+                          AliasPreference preference = AliasPreference::kBinutils);
   // Merges raw symbols (the names are copied).
-  static SymbolTable build(std::vector<RawSymbol> symbols);
+  static SymbolTable build(std::vector<RawSymbol> symbols,
+                           AliasPreference preference = AliasPreference::kBinutils);
 
   // The symbol containing `addr`, or nullopt.
   [[nodiscard]] std::optional<SymbolMatch> lookup(Svma addr) const;

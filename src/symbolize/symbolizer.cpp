@@ -12,6 +12,7 @@
 
 #include "model/code.hpp"
 #include "model/module_path.hpp"
+#include "model/symbol_names.hpp"
 #include "symbolize/debug_file.hpp"
 #include "symbolize/dwarf_index.hpp"
 #include "symbolize/elf_file.hpp"
@@ -40,9 +41,12 @@ struct Symbolizer::ModuleSymbols {
     if (auto st = dwarf_file.inflateDebugSections(); !st) {
       problem = st.error().describe() + ": names only, no lines";
     }
-    symbols = SymbolTable::read(elf);
+    // Reports name functions by their public aliases (malloc, not
+    // __libc_malloc), as perf does.
+    symbols = SymbolTable::read(elf, AliasPreference::kPublic);
     if (debug) {
-      SymbolTable full = SymbolTable::read(*debug);  // .symtab, where the file kept only .dynsym
+      // .symtab, where the file kept only .dynsym
+      SymbolTable full = SymbolTable::read(*debug, AliasPreference::kPublic);
       if (full.size() > symbols.size()) symbols = std::move(full);
     }
     dwarf = std::make_unique<DwarfIndex>(dwarf_file);
@@ -139,9 +143,25 @@ namespace {
 struct PlainFrame {
   std::string name;
   std::string_view system_name;
-  std::string_view file;
-  uint32_t line = 0;
+  std::string_view file;       // the function's
+  std::string_view line_file;  // the line's
+  uint32_t line = 0;           // in line_file
   uint32_t decl_line = 0;
+};
+
+// Source paths as reports show them: lexically normalized
+// ("./csu/../csu/libc-start.c" -> "csu/libc-start.c"), memoized (the views
+// point into a module's DwarfIndex, which outlives the interning).
+class NormalPaths {
+ public:
+  const std::string& of(std::string_view path) {
+    auto [it, inserted] = paths_.try_emplace(path);
+    if (inserted) it->second = model::normalizePath(path);
+    return it->second;
+  }
+
+ private:
+  std::unordered_map<std::string_view, std::string> paths_;
 };
 
 }  // namespace
@@ -188,8 +208,8 @@ void Symbolizer::runJob(ModuleJob& job, unsigned unit_threads) {
       named.clear();
       nameFrames(*m->dwarf, m->symbols, *at[i], scratch, named);
       for (NamedFrame& f : named) {
-        job.frames.push_back(
-            PlainFrame{std::move(f.name), f.system_name, f.file, f.line, f.decl_line});
+        job.frames.push_back(PlainFrame{std::move(f.name), f.system_name, f.file, f.line_file,
+                                        f.raw_line, f.decl_line});
       }
     }
     job.ends[i] = static_cast<uint32_t>(job.frames.size());
@@ -315,6 +335,7 @@ Status Symbolizer::finish(model::Profile& profile, Batch& batch) {
   // JIT and anonymous code first: it may move frames to new locations.
   jit_frames_.apply(profile);
   std::vector<model::Location>& locations = profile.mutableLocations();
+  NormalPaths paths;
   for (size_t li = 0; li < batch.location_count && li < locations.size(); ++li) {
     model::Location& loc = locations[li];
     if (!loc.lines.empty()) continue;
@@ -345,9 +366,13 @@ Status Symbolizer::finish(model::Profile& profile, Batch& batch) {
     uint32_t i = index_in_job[li];
     for (uint32_t f = i == 0 ? 0 : job.ends[i - 1]; f < job.ends[i]; ++f) {
       const PlainFrame& pf = job.frames[f];
-      model::FunctionId fid =
-          profile.internFunction(pf.name, pf.system_name, pf.file, pf.decl_line);
-      loc.lines.push_back(model::Line{fid, pf.line});
+      const std::string& file = paths.of(pf.file);
+      model::FunctionId fid = profile.internFunction(pf.name, pf.system_name, file, pf.decl_line);
+      // Line::file only when the line lies in another file than the
+      // function's own (an inlined header, a macro from elsewhere).
+      const std::string& line_file = paths.of(pf.line_file);
+      loc.lines.push_back(model::Line{
+          fid, pf.line, line_file == file ? model::kEmptyString : profile.internString(line_file)});
     }
   }
 

@@ -55,7 +55,7 @@ void CursesScreen::draw(const Snapshot& s, const char* help) {
   attron(A_BOLD);
   mvaddnstr(0, 0, headerLine(s).c_str(), width);
   attroff(A_BOLD);
-  std::vector<std::string> lines = tableLines(s, width > 40 ? static_cast<size_t>(width) / 2 : 20);
+  std::vector<std::string> lines = tableLines(s, width > 0 ? static_cast<size_t>(width) : 80);
   int y = 2;
   for (size_t i = 0; i < lines.size() && y < LINES - 2; ++i, ++y) {
     if (i == 0) attron(A_REVERSE);

@@ -80,7 +80,7 @@ void LiveTop::show(model::Profile& p, uint64_t elapsed_ns, uint64_t lost, uint64
     screen_->draw(snap, keysHelp());
   } else {
     if (shown_ > 0) std::fputc('\n', out_);
-    std::string text = formatSnapshot(snap);
+    std::string text = formatSnapshot(snap, opt_.width);
     std::fwrite(text.data(), 1, text.size(), out_);
     std::fflush(out_);
   }

@@ -38,6 +38,7 @@ struct LiveOptions {
   uint64_t interval_ns = 1'000'000'000;  // between refreshes
   size_t max_snapshots = 0;              // batch: stop after this many (0: no limit)
   bool interactive = false;              // curses; else batch
+  size_t width = 0;                      // batch: columns to fit names in (0: never cut)
 };
 
 class LiveTop {

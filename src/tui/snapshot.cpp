@@ -18,7 +18,8 @@ std::string baseName(const std::string& path) {
 }
 
 std::string locationOf(const model::TopRow& r, model::GroupBy by) {
-  if (by == model::GroupBy::kModule || by == model::GroupBy::kThread) return {};
+  if (by == model::GroupBy::kModule) return r.module_path;
+  if (by == model::GroupBy::kThread) return {};
   if (r.file.empty()) return r.module;
   if (r.line == 0) return baseName(r.file);
   return fmt::format("{}:{}", baseName(r.file), r.line);
@@ -97,6 +98,7 @@ Snapshot buildSnapshot(const model::Profile& p, const SnapshotOptions& opt,
     rows.resize(opt.top);
   }
   snap.rows.reserve(rows.size());
+  const bool sampled = model::sharesAreSampled(samples);
   for (const model::TopRow& r : rows) {
     SnapshotRow row;
     row.self_pct = output::sharePct(r.self, snap.totals.weight);
@@ -104,6 +106,12 @@ Snapshot buildSnapshot(const model::Profile& p, const SnapshotOptions& opt,
     row.samples = r.self_samples;
     row.name = r.function;
     row.location = locationOf(r, opt.by);
+    const uint64_t basis = model::shareSamples(r);
+    row.few_samples = sampled && basis < model::kFewSamples;
+    if (row.few_samples) {
+      snap.few_samples_error_pct =
+          std::max(snap.few_samples_error_pct, model::shareStdErrorPct(basis, snap.totals.samples));
+    }
     snap.rows.push_back(std::move(row));
   }
   return snap;

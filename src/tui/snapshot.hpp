@@ -39,7 +39,10 @@ struct SnapshotRow {
   double total_pct = 0;  // the same with callees
   uint64_t samples = 0;  // samples where the row is the leaf (self)
   std::string name;      // function (module+0xOFFSET unresolved), module or "thread (tid)"
-  std::string location;  // "file.cpp:LINE", the module when no source, "" for module/thread rows
+  // "file.cpp:LINE", the module when no source; a module row: its path
+  // (module names that collide show it in full); "" for thread rows
+  std::string location;
+  bool few_samples = false;  // the share rests on fewer than model::kFewSamples samples
 };
 
 struct Snapshot {
@@ -57,6 +60,9 @@ struct Snapshot {
   model::GroupBy by = model::GroupBy::kFunction;
   std::vector<SnapshotRow> rows;  // hottest first (by self, then total)
   size_t hidden_rows = 0;         // rows beyond opt.top
+  // The largest standard error (percentage points) of a row marked
+  // few_samples; negative when none is.
+  double few_samples_error_pct = -1;
 };
 
 // The samples of `p` in [elapsed - window, elapsed] (all of them for a

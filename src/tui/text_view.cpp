@@ -5,14 +5,10 @@
 #include <algorithm>
 
 #include "output/text_report.hpp"
+#include "output/text_width.hpp"
 
 namespace strobe::tui {
 namespace {
-
-std::string fitName(const std::string& name, size_t width) {
-  if (name.size() <= width) return name;
-  return name.substr(0, width - 3) + "...";
-}
 
 const char* heading(model::GroupBy by) {
   switch (by) {
@@ -45,30 +41,42 @@ std::string headerLine(const Snapshot& s) {
                      s.lost, s.totals.threads, s.totals.threads == 1 ? "thread" : "threads", span);
 }
 
-std::vector<std::string> tableLines(const Snapshot& s, size_t max_name) {
+std::vector<std::string> tableLines(const Snapshot& s, size_t width) {
   std::vector<std::string> out;
   const char* name_heading = heading(s.by);
-  size_t width = std::string_view(name_heading).size();
-  for (const SnapshotRow& r : s.rows) width = std::max(width, std::min(r.name.size(), max_name));
-  const bool located = s.by != model::GroupBy::kModule && s.by != model::GroupBy::kThread;
-  std::string head =
-      fmt::format("{:>6}  {:>6}  {:>8}  {:<{}}", "SELF%", "TOTAL%", "SAMPLES", name_heading, width);
+  const bool located = s.by != model::GroupBy::kThread;
+  size_t name_width = std::string_view(name_heading).size();
+  size_t loc_width = 0;
+  for (const SnapshotRow& r : s.rows) {
+    name_width = std::max(name_width, r.name.size());
+    loc_width = std::max(loc_width, r.location.size());
+  }
+  // SELF% TOTAL% SAMPLES and their gaps: 26 columns before the name.
+  constexpr size_t kFixed = 26;
+  if (width != output::kNoWidthLimit) {
+    size_t used = kFixed + (located ? 2 + loc_width : 0);
+    name_width = std::min(name_width, std::max<size_t>(width > used ? width - used : 0, 20));
+  }
+  std::string head = fmt::format("{:>6}  {:>6}  {:>8}  {:<{}}", "SELF%", "TOTAL%", "SAMPLES",
+                                 name_heading, name_width);
   if (located) head += "  LOCATION";
   out.push_back(std::move(head));
   for (const SnapshotRow& r : s.rows) {
-    std::string line = fmt::format("{:>5.1f}%  {:>5.1f}%  {:>8}  {:<{}}", r.self_pct, r.total_pct,
-                                   r.samples, fitName(r.name, width), width);
+    std::string line =
+        fmt::format("{:>5.1f}%{} {:>5.1f}%  {:>8}  {:<{}}", r.self_pct, r.few_samples ? '*' : ' ',
+                    r.total_pct, r.samples, output::fitMiddle(r.name, name_width), name_width);
     if (located) line += "  " + r.location;
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out.push_back(std::move(line));
   }
   if (s.rows.empty()) out.emplace_back("(no samples)");
+  if (s.few_samples_error_pct >= 0) out.push_back(output::fewSamplesNote(s.few_samples_error_pct));
   return out;
 }
 
-std::string formatSnapshot(const Snapshot& s) {
+std::string formatSnapshot(const Snapshot& s, size_t width) {
   std::string out = headerLine(s) + "\n";
-  for (const std::string& line : tableLines(s)) out += line + "\n";
+  for (const std::string& line : tableLines(s, width)) out += line + "\n";
   return out;
 }
 

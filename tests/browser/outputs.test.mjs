@@ -1,13 +1,15 @@
 // Opens strobe's outputs in headless Chromium (Debian's /usr/bin/chromium,
-// driven by playwright-core): the speedscope file in speedscope's own page
-// (the npm package, served from localhost), and the flame graph SVG and the
-// HTML viewer directly from file:// (also that of a recording with off-CPU
-// time: its timeline draws off-CPU intervals in their own colour). Fails on
-// any console error, page error
+// driven by playwright-core): the speedscope file and the chrome trace in
+// speedscope's own page (the npm package, served from localhost), and the
+// flame graph SVG and the HTML viewer directly from file:// (also that of a
+// recording with off-CPU time: its timeline draws off-CPU intervals in their
+// own colour). Fails on any console error, page error
 // or dialog other than the SVG's search prompt (the hostile function name
 // must never run), and checks that thread names and the hot function are on
 // screen, that search highlights it, and (viewer) that a time range or a
-// thread picked on the timeline narrows the flame graph and the table.
+// thread picked on the timeline narrows the flame graph and the table;
+// that speedscope opens on the busiest thread, and that its importer nests
+// the chrome trace's stacks the right way up (root on top).
 // Screenshots go to BUILD/tests/browser/artifacts.
 // Usage: node outputs.test.mjs BUILD_DIR
 import { chromium } from "playwright-core";
@@ -25,11 +27,18 @@ const artifacts = path.join(work, "artifacts");
 fs.mkdirSync(artifacts, { recursive: true });
 
 const db = path.join(work, "synth.db");
+const unevenDb = path.join(work, "uneven.db");
 const speedscopeFile = path.join(work, "profile.speedscope.json");
+const unevenFile = path.join(work, "uneven.speedscope.json");
+const chromeFile = path.join(work, "profile.trace.json");
 const svgFile = path.join(work, "flame.svg");
 const htmlFile = path.join(work, "profile.html");
 execFileSync(path.join(build, "strobe-synth"), [db, "6000"]);
 execFileSync(path.join(build, "strobe"), ["report", db, "-f", "speedscope", "-o", speedscopeFile]);
+// worker-2 (1002), the last thread, is the busiest of the uneven profile.
+execFileSync(path.join(build, "strobe-synth"), [unevenDb, "6000", "--uneven"]);
+execFileSync(path.join(build, "strobe"), ["report", unevenDb, "-o", unevenFile]);
+execFileSync(path.join(build, "strobe"), ["report", db, "-o", chromeFile]);
 execFileSync(path.join(build, "strobe"), ["report", db, "--per-thread", "-o", svgFile]);
 execFileSync(path.join(build, "strobe"), ["report", db, "-o", htmlFile]);
 // The same with spans and thread roles, and what strobe report says of its
@@ -59,12 +68,14 @@ const release = path.join(here, "node_modules", "speedscope", "dist", "release")
 const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css",
   ".json": "application/json", ".wasm": "application/wasm", ".png": "image/png",
   ".woff2": "font/woff2", ".ico": "image/x-icon", ".txt": "text/plain" };
+const served = { "/profile.speedscope.json": speedscopeFile, "/uneven.speedscope.json": unevenFile,
+  "/profile.trace.json": chromeFile };
 const server = http.createServer((req, res) => {
   const url = new URL(req.url, "http://127.0.0.1");
-  const file = url.pathname === "/profile.speedscope.json"
-    ? speedscopeFile
-    : path.join(release, path.normalize(url.pathname === "/" ? "/index.html" : url.pathname));
-  if (!file.startsWith(release) && file !== speedscopeFile) { res.writeHead(403); res.end(); return; }
+  const profile = served[url.pathname];
+  const file = profile
+    || path.join(release, path.normalize(url.pathname === "/" ? "/index.html" : url.pathname));
+  if (!file.startsWith(release) && !profile) { res.writeHead(403); res.end(); return; }
   fs.readFile(file, (err, data) => {
     if (err) { res.writeHead(404); res.end(); return; }
     res.writeHead(200, { "Content-Type": types[path.extname(file)] || "application/octet-stream" });
@@ -85,7 +96,11 @@ const context = await chromium.launchPersistentContext(userDataDir, {
 
 function watch(page, name, allowPrompt) {
   const errors = [];
-  page.on("console", (m) => { if (m.type() === "error") errors.push(`console: ${m.text()}`); });
+  page.on("console", (m) => {
+    // speedscope warns, and goes on, when trace events do not nest.
+    const unbalanced = m.type() === "warning" && /Tried to end|still open at end|non-empty stack/.test(m.text());
+    if (m.type() === "error" || unbalanced) errors.push(`console: ${m.text()}`);
+  });
   page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
   page.on("dialog", async (d) => {
     if (allowPrompt && d.type() === "prompt") { await d.accept("hot_loop"); return; }
@@ -94,6 +109,30 @@ function watch(page, name, allowPrompt) {
   });
   return () => check(errors.length === 0, `${name}: no console errors, page errors or dialogs` +
     (errors.length ? `\n  ${errors.join("\n  ")}` : ""));
+}
+
+// Opens a profile served here in speedscope; resolves when its flame
+// chart is drawn.
+async function openInSpeedscope(page, file) {
+  await page.goto(`http://127.0.0.1:${port}/#profileURL=${encodeURIComponent(
+    `http://127.0.0.1:${port}${file}`)}`);
+  await page.waitForSelector("canvas", { timeout: 20000 });
+  await page.waitForFunction(() => /\(\d+\/\d+\)/.test(document.body.innerText), null,
+    { timeout: 20000 }).catch(() => {});
+}
+
+// The frame name speedscope's hover tip shows at (x, y) of the page, "" when
+// none. The tip is "<span>18.02ms (0.90%)</span> name".
+async function hoverName(page, x, y) {
+  await page.mouse.move(x, y);
+  await page.waitForTimeout(150);
+  return page.evaluate(() => {
+    for (const span of document.querySelectorAll("span")) {
+      if (!/^[\d.]+\s*\S*s \([\d.]+%\)$/.test(span.textContent)) continue;
+      return span.parentElement.textContent.slice(span.textContent.length).trim();
+    }
+    return "";
+  });
 }
 
 try {
@@ -123,6 +162,45 @@ try {
     check(menu.includes("worker-1 (1001)") && menu.includes("worker-2 (1002)"),
       "speedscope lists the worker threads");
     await page.screenshot({ path: path.join(artifacts, "speedscope-threads.png") });
+    done();
+    await page.close();
+  }
+  // speedscope opens on the busiest thread
+  {
+    const page = await context.newPage();
+    const done = watch(page, "speedscope (uneven threads)", false);
+    await openInSpeedscope(page, "/uneven.speedscope.json");
+    const text = await page.evaluate(() => document.body.innerText);
+    check(text.includes("worker-2 (1002) (3/3)"),
+      `speedscope opens on the busiest thread, worker-2 (1002) ("${text.split("\n").find((l) => /\(\d\/3\)/.test(l))}")`);
+    await page.screenshot({ path: path.join(artifacts, "speedscope-busiest.png") });
+    done();
+    await page.close();
+  }
+  // speedscope's importer on the chrome trace: nested the right way up
+  {
+    const page = await context.newPage();
+    const done = watch(page, "speedscope (chrome trace)", false);
+    await openInSpeedscope(page, "/profile.trace.json");
+    const text = await page.evaluate(() => document.body.innerText);
+    check(text.includes("main (1000) (tid 1000)"), "speedscope imports the chrome trace's main thread");
+    // main's first 10 ms: main -> synth::compute(int) -> synth::hot_loop(),
+    // rows 0, 1, 2 of the flame chart (the lowest canvas; the one above is
+    // the overview), 20 px each below a time ruler.
+    const chart = (await page.$$eval("canvas", (cs) => cs.map((c) => {
+      const r = c.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height };
+    }))).sort((a, b) => b.y - a.y)[0];
+    const rowsAt = [];
+    for (let row = 0; row < 3; row++) {
+      let name = "";
+      for (let dx = 3; dx < 12 && !name; dx += 2) {
+        name = await hoverName(page, chart.x + dx, chart.y + 24 + row * 20);
+      }
+      rowsAt.push(name);
+    }
+    check(JSON.stringify(rowsAt) === JSON.stringify(["main", "synth::compute(int)", "synth::hot_loop()"]),
+      `the chrome trace's stacks are the right way up in speedscope (rows 0-2: ${JSON.stringify(rowsAt)})`);
+    await page.screenshot({ path: path.join(artifacts, "speedscope-chrome-trace.png") });
     done();
     await page.close();
   }
@@ -257,6 +335,14 @@ try {
       `clicking a thread name keeps only its samples (${inRange} -> ${oneThread})`);
     const sel = await page.textContent("#selection");
     check(sel.includes("threads: worker-1 (1001)"), `the selection names the thread ("${sel}")`);
+    // About 500 samples: the 5% rows rest on fewer than 30 and are marked.
+    const few = await rows();
+    const marked = few.filter((r) => r[0].endsWith("*")).map((r) => r[3]);
+    const note = await page.evaluate(() => document.getElementById("table-note")?.textContent ?? "");
+    check(marked.includes("libc.so.6+0x9a0f0") && !marked.includes("synth::hot_loop()"),
+      `rows on fewer than 30 samples are marked (${JSON.stringify(marked)})`);
+    check(/^\* fewer than 30 samples: such a share is uncertain by about ±\d+\.\d points/.test(note),
+      `the table says how uncertain marked shares are ("${note}")`);
     await page.screenshot({ path: path.join(artifacts, "viewer-thread.png"), fullPage: true });
     await page.click("#clear-selection");
     check(await selected() === 6000, "Clear selection selects every sample again");

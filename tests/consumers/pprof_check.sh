@@ -9,6 +9,11 @@
 #   4. the same agreement on a real recording of fixture_shares (skipped,
 #      with the reason, when the kernel refuses to profile), whose comments
 #      (pprof -comments) give the sampled CPU next to the command's own.
+#   5. on a real recording of fixture_names (two lambdas on std::threads,
+#      a function with a .part clone), `pprof -traces` shows no function
+#      name twice in one stack (the fixture does not recurse): inlined
+#      operator()s that DWARF names alike and clones calling their own
+#      function must not read as recursion.
 # Usage: pprof_check.sh BUILD_DIR
 set -euo pipefail
 
@@ -89,8 +94,41 @@ else
   echo "SKIP (real recording): strobe record failed here:"; sed 's/^/  /' "$work/record.txt"
 fi
 
+# 5. No name twice in one stack of pprof -traces. Each trace is a block
+# between dashed lines: label lines ("    thread:  main"), then frames, the
+# first after its value, all with the name from column 14; pprof's own
+# names for unsymbolized frames (<unknown>, [module]) are not functions.
+if "$strobe" record -F 1999 -o "$work/names.db" -- "$build/tests/fixtures/fixture_names" \
+    > "$work/record-names.txt" 2>&1; then
+  "$strobe" report "$work/names.db" -o "$work/names.pb.gz"
+  "$pprof" -traces -symbolize=none "$work/names.pb.gz" > "$work/traces.txt" 2>&1
+  if ! grep -q 'main::{lambda(int)#1}::operator()' "$work/traces.txt" ||
+     ! grep -q 'main::{lambda(int)#2}::operator()' "$work/traces.txt" ||
+     ! grep -q '_Invoker<.*>::operator()' "$work/traces.txt"; then
+    echo "FAIL: pprof -traces lacks the lambdas or std::thread's invoker by their qualified names"
+    fail=1
+  fi
+  if ! awk '
+      /^-----------\+/ { delete seen; next }
+      /^ *[A-Za-z_]+:  / { next }
+      length($0) > 13 {
+        name = substr($0, 14); sub(/ \(inline\)$/, "", name)
+        if (name ~ /^[<[]/) next
+        if (name in seen) { print "FAIL: " name " twice in one stack of pprof -traces"; bad = 1 }
+        seen[name] = 1
+      }
+      END { exit bad }' "$work/traces.txt"; then
+    fail=1
+  else
+    echo "ok: pprof -traces shows no function twice in one stack"
+  fi
+else
+  echo "SKIP (names recording): strobe record failed here:"; sed 's/^/  /' "$work/record-names.txt"
+fi
+
 if [ $fail -ne 0 ]; then
   echo "--- pprof -top"; cat "$top"; echo "--- strobe report"; cat "$report"
+  [ -f "$work/traces.txt" ] && { echo "--- pprof -traces"; cat "$work/traces.txt"; }
   exit 1
 fi
 echo "pprof agrees with strobe"

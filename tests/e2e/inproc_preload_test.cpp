@@ -21,7 +21,8 @@ const std::string kLib = STROBE_BINARY_DIR "/libstrobe.so";
 // preloaded into.
 const std::string kPreload = STROBE_ASAN_PRELOAD + kLib;
 
-// SELF% of the row whose function starts with `fn` in a text report, or -1.
+// SELF% of the row whose function starts with `fn` in a text report, or -1
+// ("12.5%*": a share on few samples is marked).
 double selfPct(const std::string& report, const std::string& fn) {
   std::istringstream in(report);
   std::string line;
@@ -32,6 +33,7 @@ double selfPct(const std::string& report, const std::string& fn) {
     if (unit != "s" && unit != "ms" && unit != "us") {  // "0" has no unit
       name = unit;
     }
+    if (!self.empty() && self.back() == '*') self.pop_back();
     if (name.rfind(fn, 0) == 0 && !self.empty() && self.back() == '%') {
       return std::stod(self.substr(0, self.size() - 1));
     }

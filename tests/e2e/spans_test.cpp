@@ -204,7 +204,8 @@ TEST_F(SpansTest, ChromeTraceCarriesNestedSpansOnTheWorkerTracks) {
   model::Profile p = loadRecording(db);
   EXPECT_EQ(d["otherData"]["start_monotonic_ns"].GetUint64(), p.meta().start_monotonic_ns);
   EXPECT_EQ(d["otherData"]["start_realtime_ns"].GetUint64(), p.meta().start_realtime_ns);
-  // Times in integer ns: the trace prints µs with three decimals, exactly.
+  // Times in ns (the trace prints whole µs: spans and sampled slices are
+  // rounded alike, so nesting survives).
   struct Slice {
     int64_t ts, end;
   };

@@ -30,7 +30,8 @@ struct Snapshot {
 };
 
 // Snapshots are separated by a blank line; each is a header line, the
-// column headings, then rows "SELF%  TOTAL%  SAMPLES  NAME  LOCATION".
+// column headings, then rows "SELF%  TOTAL%  SAMPLES  NAME  LOCATION" (SELF%
+// marked "*" when it rests on few samples), then maybe a line on those.
 std::vector<Snapshot> parseSnapshots(const std::string& out) {
   std::vector<Snapshot> snaps;
   std::istringstream in(out);
@@ -50,6 +51,7 @@ std::vector<Snapshot> parseSnapshots(const std::string& out) {
     double total = 0;
     unsigned long long samples = 0;
     int used = 0;
+    if (size_t mark = line.find("%*"); mark != std::string::npos) line[mark + 1] = ' ';
     if (std::sscanf(line.c_str(), " %lf%% %lf%% %llu %n", &self, &total, &samples, &used) < 3) {
       continue;  // the headings, "(no samples)"
     }

@@ -1,6 +1,6 @@
-// strobe-synth OUT.db [SAMPLES] [--wide] [--off-cpu] [--start=UNIX_SECONDS] [--spans]: writes a
-// synthetic recording (see synth_profile.hpp) for output tests and benchmarks; --spans adds spans
-// and roles.
+// strobe-synth OUT.db [SAMPLES] [--wide] [--uneven] [--off-cpu] [--start=UNIX_SECONDS] [--spans]:
+// writes a synthetic recording (see synth_profile.hpp) for output tests and benchmarks; --spans
+// adds spans and roles.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -12,11 +12,13 @@
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
-                 "usage: strobe-synth OUT.db [SAMPLES] [--wide] [--off-cpu] [--start=SECONDS] [--spans]\n");
+                 "usage: strobe-synth OUT.db [SAMPLES] [--wide] [--uneven] [--off-cpu] "
+                 "[--start=SECONDS] [--spans]\n");
     return 2;
   }
   size_t samples = 10'000;
   bool wide = false;
+  bool uneven = false;
   bool spans = false;
   bool off_cpu = false;
   uint64_t start_s = 0;
@@ -24,6 +26,8 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     if (a == "--wide") {
       wide = true;
+    } else if (a == "--uneven") {
+      uneven = true;
     } else if (a == "--spans") {
       spans = true;
     } else if (a == "--off-cpu") {
@@ -35,7 +39,7 @@ int main(int argc, char** argv) {
     }
   }
   strobe::model::Profile p = off_cpu ? strobe::test::synthOffCpuProfile(samples)
-                                     : strobe::test::synthProfile(samples, wide);
+                                     : strobe::test::synthProfile(samples, wide, uneven);
   if (start_s != 0) p.meta().start_realtime_ns = start_s * 1'000'000'000ULL;
   if (spans) strobe::test::addSynthSpans(p);
   auto st = strobe::store::writeProfile(p, argv[1]);

@@ -6,7 +6,7 @@
 
 namespace strobe::test {
 
-model::Profile synthProfile(size_t samples, bool wide) {
+model::Profile synthProfile(size_t samples, bool wide, bool uneven) {
   using namespace strobe::model;
   Profile p;
   Meta& m = p.meta();
@@ -126,6 +126,9 @@ model::Profile synthProfile(size_t samples, bool wide) {
       s = v[(i / 3) % 20];
     }
     t += period / 3;
+    if (uneven && ((tid == 1000 && (i / 3) % 4 != 0) || (tid == 1001 && (i / 3) % 2 != 0))) {
+      continue;
+    }
     p.addSample({t, tid, static_cast<uint32_t>(i % 2), s, period});
   }
   m.duration_ns = t + period;

@@ -8,7 +8,10 @@
 // function 5%, libc.so.6+0x9a0f0 5%, worker_main(void*) 10%; threads main,
 // worker-1 and worker-2. wide == true adds 2,000 generated functions on
 // 40,000 distinct call paths up to 32 deep that take half of the samples,
-// the first paths far more often (for benchmarks). Deterministic.
+// the first paths far more often (for benchmarks). uneven == true keeps a
+// quarter of main's samples and half of worker-1's, so worker-2, the last
+// thread, is the busiest (shares then differ from the above).
+// Deterministic.
 #pragma once
 
 #include <cstddef>
@@ -19,7 +22,7 @@ namespace strobe::test {
 
 inline constexpr const char* kHostileName = "<script>alert(1)</script>&\"'";
 
-model::Profile synthProfile(size_t samples, bool wide);
+model::Profile synthProfile(size_t samples, bool wide, bool uneven = false);
 
 // Spans and roles on the workers of a synthProfile: workers 1001 and 1002
 // get the roles "worker 1" and "worker 2" and, from 10 ms on, a span

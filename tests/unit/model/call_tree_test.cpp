@@ -75,22 +75,42 @@ TEST(Filter, TimeWindowTidsAndThreadGlobs) {
 TEST(Callers, SharesOfCallersAndCallees) {
   Profile p = test::sampleProfile();
   auto callers = neighbors(p, "app::hot_loop()", false, false);
-  ASSERT_TRUE(callers);
-  EXPECT_EQ(callers->weight, 60 * ms);
-  ASSERT_EQ(callers->rows.size(), 1u);
-  EXPECT_EQ(callers->rows[0].name, "app::compute(int)");
-  EXPECT_EQ(callers->rows[0].weight, 60 * ms);
+  ASSERT_EQ(callers.tables.size(), 1u);
+  EXPECT_TRUE(callers.exact);
+  const NeighborTable& hot = callers.tables[0];
+  EXPECT_EQ(hot.weight, 60 * ms);
+  ASSERT_EQ(hot.rows.size(), 1u);
+  EXPECT_EQ(hot.rows[0].who.name, "app::compute(int)");
+  EXPECT_EQ(hot.rows[0].who.file, "/src/app/compute.cpp");
+  EXPECT_EQ(hot.rows[0].who.line, 20u);
+  EXPECT_EQ(hot.rows[0].weight, 60 * ms);
 
   auto callees = neighbors(p, "compute", true, false);  // a substring
-  ASSERT_TRUE(callees);
-  EXPECT_EQ(callees->matched, std::vector<std::string>{"app::compute(int)"});
-  EXPECT_EQ(callees->weight, 99 * ms);
+  EXPECT_FALSE(callees.exact);
+  ASSERT_EQ(callees.tables.size(), 1u);
+  EXPECT_EQ(callees.tables[0].function.name, "app::compute(int)");
+  EXPECT_EQ(callees.tables[0].weight, 99 * ms);
   uint64_t sum = 0;
-  for (const auto& r : callees->rows) sum += r.weight;
+  for (const auto& r : callees.tables[0].rows) sum += r.weight;
   EXPECT_EQ(sum, 99 * ms) << "each sample credits one callee";
-  EXPECT_EQ(callees->rows[0].name, "app::hot_loop()");
+  EXPECT_EQ(callees.tables[0].rows[0].who.name, "app::hot_loop()");
 
-  EXPECT_FALSE(neighbors(p, "no_such_function", false, false));
+  EXPECT_TRUE(neighbors(p, "no_such_function", false, false).tables.empty());
+}
+
+TEST(Callers, APartOfNamesGivesOneTablePerFunction) {
+  Profile p = test::sampleProfile();
+  // "app::" is in compute, hot_loop and helper: three tables, each with its
+  // own shares (no merged table adding them up).
+  auto t = neighbors(p, "app::", true, false);
+  EXPECT_FALSE(t.exact);
+  ASSERT_EQ(t.tables.size(), 3u);
+  EXPECT_EQ(t.tables[0].function.name, "app::compute(int)");  // heaviest first
+  for (const NeighborTable& table : t.tables) {
+    uint64_t sum = 0;
+    for (const auto& r : table.rows) sum += r.weight;
+    EXPECT_EQ(sum, table.weight) << table.function.name;
+  }
 }
 
 }  // namespace

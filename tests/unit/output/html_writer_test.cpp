@@ -67,6 +67,8 @@ int64_t unzigzag(uint64_t v) {
 struct Decoded {
   std::vector<std::string> strings;
   std::vector<uint64_t> frame_name;      // per frame: string index
+  std::vector<uint64_t> frame_flags;     // per frame
+  std::vector<uint64_t> frame_function;  // per frame: function number
   std::vector<int64_t> node_parent;      // per node; -1 at the root
   std::vector<uint64_t> node_frame;      // per node
   std::map<std::string, uint64_t> self;  // leaf frame name -> weight
@@ -86,8 +88,15 @@ Decoded decodePage(const std::string& page) {
   for (const auto& s : doc["strings"].GetArray())
     d.strings.emplace_back(s.GetString(), s.GetStringLength());
   std::vector<uint64_t> frames = decode(doc["frames"].GetString());
-  EXPECT_EQ(frames.size(), 5 * doc["frame_count"].GetUint64());
-  for (size_t i = 0; i + 4 < frames.size(); i += 5) d.frame_name.push_back(frames[i]);
+  EXPECT_EQ(doc["version"].GetUint(), 2u);
+  EXPECT_EQ(frames.size(), 6 * doc["frame_count"].GetUint64());
+  for (size_t i = 0; i + 5 < frames.size(); i += 6) {
+    d.frame_name.push_back(frames[i]);
+    d.frame_flags.push_back(frames[i + 4]);
+    d.frame_function.push_back(frames[i + 5]);
+    EXPECT_LT(frames[i + 5], doc["function_count"].GetUint64());
+  }
+  EXPECT_EQ(doc["few_samples"].GetUint(), 30u);
   std::vector<uint64_t> nodes = decode(doc["nodes"].GetString());
   EXPECT_EQ(nodes.size(), 2 * doc["node_count"].GetUint64());
   for (size_t i = 0; i + 1 < nodes.size(); i += 2) {
@@ -230,6 +239,35 @@ TEST(Html, FiltersAndNoInlineApply) {
   for (const auto& [name, count] : early.thread_samples) n += count;
   EXPECT_LT(n, 3000u);
   EXPECT_GT(n, 0u);
+}
+
+TEST(Html, FunctionsAreNumberedByIdentityNotByName) {
+  // Two functions named "helper" (other files), and one function seen both
+  // inlined and called: the viewer's table counts by the function number.
+  model::Profile p;
+  p.meta().event = "cpu-clock";
+  model::ModuleId m = p.internModule("/bin/app", "");
+  model::FunctionId a = p.internFunction("helper", "helper", "/src/a.cpp", 5);
+  model::FunctionId b = p.internFunction("helper", "helper", "/src/b.cpp", 9);
+  model::FunctionId top = p.internFunction("run", "run", "/src/run.cpp", 1);
+  auto loc = [&](uint64_t off, std::vector<model::Line> lines) {
+    model::LocationId l = p.internLocation(m, off, off);
+    p.mutableLocations()[l].lines = std::move(lines);
+    return l;
+  };
+  model::StackId root = p.internStack(model::kNone, loc(1, {{top, 2}}));
+  p.addSample({0, 1, 0, p.internStack(root, loc(2, {{a, 6}})), 1});
+  p.addSample({1, 1, 0, p.internStack(root, loc(3, {{b, 10}})), 1});
+  p.addSample({2, 1, 0, p.internStack(model::kNone, loc(4, {{a, 7}, {top, 3}})), 1});
+  Decoded d = decodePage(render(p));
+  std::map<uint64_t, std::vector<size_t>> helpers;  // function number -> frames
+  for (size_t f = 0; f < d.frame_name.size(); ++f) {
+    if (d.strings[d.frame_name[f]] == "helper") helpers[d.frame_function[f]].push_back(f);
+  }
+  ASSERT_EQ(helpers.size(), 2u) << "two functions named helper";
+  size_t with_inlined = 0;
+  for (const auto& [fn, frames] : helpers) with_inlined += frames.size() == 2;
+  EXPECT_EQ(with_inlined, 1u) << "a.cpp's helper, inlined and called: two frames, one function";
 }
 
 TEST(Html, NamesPathsAndDiskFull) {

@@ -79,6 +79,25 @@ TEST(Flamegraph, EscapesNamesAndCarriesTheViewer) {
   EXPECT_NE(svg.find("synth::hot_loop() (1000 samples, 33.33%, 1.00 s CPU)"), std::string::npos);
 }
 
+// Two threads: "idle" with one sample 100 ms into a 1 s recording, "busy"
+// with ten samples of 10 ms from 200 ms on.
+model::Profile idleAndBusy() {
+  model::Profile p;
+  p.meta().duration_ns = 1'000'000'000;
+  p.meta().event = "cpu-clock";
+  model::ModuleId m = p.internModule("/bin/app", "");
+  model::FunctionId f = p.internFunction("work()", "_Z4workv", "/src/app.cpp", 3);
+  model::LocationId l = p.internLocation(m, 0x10, 0x10);
+  p.mutableLocations()[l].lines = {{f, 4}};
+  model::StackId s = p.internStack(model::kNone, l);
+  p.setThread({1, 1, "idle"});
+  p.setThread({2, 1, "busy"});
+  const uint64_t ms = 1'000'000;
+  p.addSample({100 * ms, 1, 0, s, 1 * ms});
+  for (uint64_t i = 0; i < 10; ++i) p.addSample({200 * ms + i * 10 * ms, 2, 0, s, 10 * ms});
+  return p;
+}
+
 TEST(Json, TopTableRoundTripsNamesAndShares) {
   std::string out = render(synth(), Format::kJson);
   rapidjson::Document d;
@@ -100,6 +119,25 @@ TEST(Json, TopTableRoundTripsNamesAndShares) {
   }
   EXPECT_TRUE(hostile);
   EXPECT_NE(out.find(R"("<script>alert(1)</script>&\"'")"), std::string::npos);
+}
+
+TEST(Json, SharesRoundAsCsvDoes) {
+  // 1 and 6 of 7: 14.2857...% and 85.7142...%: rounded, not cut.
+  model::Profile p = idleAndBusy();
+  p.mutableSamples().resize(2);
+  p.mutableSamples()[0].weight = 1;
+  p.mutableSamples()[1].weight = 6;
+  p.mutableSamples()[1].stack = p.internStack(model::kNone, [&] {
+    model::LocationId l = p.internLocation(p.locations()[0].module, 0x20, 0x20);
+    p.mutableLocations()[l].lines = {{p.internFunction("other()", "_Z5otherv", "", 0), 1}};
+    return l;
+  }());
+  std::string json = render(p, Format::kJson);
+  std::string csv = render(p, Format::kCsv);
+  EXPECT_NE(json.find("\"self_pct\":85.714,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"self_pct\":14.286,"), std::string::npos) << json;
+  EXPECT_NE(csv.find(",85.714,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",14.286,"), std::string::npos) << csv;
 }
 
 TEST(Csv, QuotesFieldsThatNeedIt) {
@@ -136,17 +174,64 @@ TEST(Speedscope, OneWeightedProfilePerThread) {
     EXPECT_EQ(std::string(prof["unit"].GetString()), "nanoseconds");
     ASSERT_EQ(prof["samples"].Size(), prof["weights"].Size());
     uint64_t sum = 0;
-    for (const auto& w : prof["weights"].GetArray()) sum += w.GetUint64();
+    uint64_t sampled = 0;  // the weight of the samples with a stack
+    for (rapidjson::SizeType i = 0; i < prof["weights"].Size(); ++i) {
+      uint64_t w = prof["weights"][i].GetUint64();
+      sum += w;
+      if (prof["samples"][i].Size() > 0) sampled += w;
+    }
     EXPECT_EQ(sum, prof["endValue"].GetUint64());
-    total += sum;
-    for (const auto& s : prof["samples"].GetArray()) {
-      for (const auto& f : s.GetArray()) ASSERT_LT(f.GetUint(), frames.Size());
+    EXPECT_GE(sum, synth().meta().duration_ns) << "every thread spans the recording";
+    total += sampled;
+    for (const auto& smp : prof["samples"].GetArray()) {
+      for (const auto& f : smp.GetArray()) ASSERT_LT(f.GetUint(), frames.Size());
     }
   }
   EXPECT_EQ(total, model::totals(synth()).weight);
   // Root first: main's samples start at "main".
-  uint32_t first = profiles[0]["samples"][0][0].GetUint();
+  const auto& main_samples = profiles[0]["samples"];
+  rapidjson::SizeType k = 0;
+  while (k < main_samples.Size() && main_samples[k].Empty()) ++k;
+  ASSERT_LT(k, main_samples.Size());
+  uint32_t first = main_samples[k][0].GetUint();
   EXPECT_EQ(std::string(frames[first]["name"].GetString()), "main");
+}
+
+TEST(Speedscope, OpensOnTheBusiestThread) {
+  rapidjson::Document d;
+  std::string out = render(idleAndBusy(), Format::kSpeedscope);
+  d.Parse(out.c_str());
+  ASSERT_FALSE(d.HasParseError());
+  const auto& profiles = d["profiles"];
+  ASSERT_EQ(profiles.Size(), 2u);
+  const rapidjson::SizeType active = d["activeProfileIndex"].GetUint();
+  ASSERT_LT(active, profiles.Size());
+  EXPECT_EQ(std::string(profiles[active]["name"].GetString()), "busy (2)");
+}
+
+TEST(Speedscope, TimeAxisIsWallTimeWithIdleGaps) {
+  rapidjson::Document d;
+  std::string out = render(idleAndBusy(), Format::kSpeedscope);
+  d.Parse(out.c_str());
+  ASSERT_FALSE(d.HasParseError());
+  const uint64_t ms = 1'000'000;
+  // idle (1): not sampled for 100 ms, 1 ms of work, then nothing to the end.
+  const auto& idle = d["profiles"][0];
+  ASSERT_EQ(std::string(idle["name"].GetString()), "idle (1)");
+  ASSERT_EQ(idle["samples"].Size(), 3u);
+  EXPECT_TRUE(idle["samples"][0].Empty());
+  EXPECT_EQ(idle["samples"][1].Size(), 1u);
+  EXPECT_TRUE(idle["samples"][2].Empty());
+  EXPECT_EQ(idle["weights"][0].GetUint64(), 100 * ms);
+  EXPECT_EQ(idle["weights"][1].GetUint64(), 1 * ms);
+  EXPECT_EQ(idle["weights"][2].GetUint64(), 899 * ms);
+  EXPECT_EQ(idle["startValue"].GetUint64(), 0u);
+  EXPECT_EQ(idle["endValue"].GetUint64(), 1000 * ms);
+  // busy (2): 200 ms idle, ten touching samples, 700 ms idle.
+  const auto& busy = d["profiles"][1];
+  ASSERT_EQ(busy["samples"].Size(), 12u);
+  EXPECT_EQ(busy["weights"][0].GetUint64(), 200 * ms);
+  EXPECT_EQ(busy["weights"][11].GetUint64(), 700 * ms);
 }
 
 TEST(Chrome, NamedTracksWithNestedSpans) {
@@ -188,23 +273,83 @@ TEST(Chrome, NamedTracksWithNestedSpans) {
   EXPECT_NEAR(hot, 1.5e6, 1.5e6 * 0.01);
 }
 
-TEST(Chrome, EscapesNamesAndPrintsExactMicroseconds) {
+TEST(Chrome, EscapesNamesAndPrintsWholeMicroseconds) {
   std::string out = render(synth(), Format::kChrome);
   EXPECT_NE(out.find(R"({"ph":"X","name":"<script>alert(1)</script>&\"'","pid":)"),
             std::string::npos);
-  // Times are integer nanoseconds printed as microseconds: at most three
-  // decimals, no exponent, no trailing zeros.
+  // Times are whole microseconds (viewers add ts + dur in floating point:
+  // fractions would un-nest slices that touch), no exponent.
   rapidjson::Document d;
   d.Parse(out.c_str());
   ASSERT_FALSE(d.HasParseError());
   for (const auto& e : d["traceEvents"].GetArray()) {
     if (std::string(e["ph"].GetString()) != "X") continue;
     for (const char* k : {"ts", "dur"}) {
-      ASSERT_TRUE(e[k].IsNumber()) << k;
+      ASSERT_TRUE(e[k].IsUint64()) << k;
     }
   }
-  EXPECT_FALSE(std::regex_search(out, std::regex(R"(\d[eE][-+]?\d)")));
-  EXPECT_FALSE(std::regex_search(out, std::regex(R"(\.\d*0[,}])")));
+  EXPECT_FALSE(std::regex_search(out, std::regex(R"re("(ts|dur)":\d+[.eE])re")));
+}
+
+TEST(Chrome, EventsOfOneThreadAreWrittenOutermostFirst) {
+  // Viewers nest X events of one start time in file order (speedscope):
+  // per thread, start times never go back, and of one start time the
+  // longer (outer) event comes first.
+  std::string out = render(synth(), Format::kChrome);
+  rapidjson::Document d;
+  d.Parse(out.c_str());
+  ASSERT_FALSE(d.HasParseError());
+  std::map<int, std::pair<double, double>> last;  // per tid: (ts, end) of the last X event
+  std::map<int, std::string> first_name;
+  size_t events = 0;
+  for (const auto& e : d["traceEvents"].GetArray()) {
+    if (std::string(e["ph"].GetString()) != "X") continue;
+    ++events;
+    const int tid = e["tid"].GetInt();
+    const double ts = e["ts"].GetDouble(), end = ts + e["dur"].GetDouble();
+    if (!first_name.count(tid)) first_name[tid] = e["name"].GetString();
+    auto it = last.find(tid);
+    if (it != last.end()) {
+      ASSERT_GE(ts, it->second.first - 1e-6) << "an event starts before the previous one";
+      if (ts <= it->second.first + 1e-6) {
+        ASSERT_LE(end, it->second.second + 1e-6) << "an inner event before its outer one";
+      }
+    }
+    last[tid] = {ts, end};
+  }
+  EXPECT_GT(events, 10u);
+  EXPECT_EQ(first_name[1000], "main") << "a thread's first event is its root frame";
+}
+
+TEST(Chrome, ConsecutiveSamplesOfOneStackAreOneSlice) {
+  // busy (2): ten touching samples of one stack: one X event.
+  std::string out = render(idleAndBusy(), Format::kChrome);
+  rapidjson::Document d;
+  d.Parse(out.c_str());
+  ASSERT_FALSE(d.HasParseError());
+  int busy_events = 0;
+  for (const auto& e : d["traceEvents"].GetArray()) {
+    if (std::string(e["ph"].GetString()) != "X" || e["tid"].GetInt() != 2) continue;
+    ++busy_events;
+    EXPECT_EQ(e["dur"].GetDouble(), 100'000);  // 100 ms in microseconds
+  }
+  EXPECT_EQ(busy_events, 1);
+}
+
+TEST(Chrome, TheBusiestThreadSortsFirst) {
+  std::string out = render(idleAndBusy(), Format::kChrome);
+  rapidjson::Document d;
+  d.Parse(out.c_str());
+  ASSERT_FALSE(d.HasParseError());
+  std::map<int, int> sort_index;
+  for (const auto& e : d["traceEvents"].GetArray()) {
+    if (std::string(e["ph"].GetString()) == "M" &&
+        std::string(e["name"].GetString()) == "thread_sort_index") {
+      sort_index[e["tid"].GetInt()] = e["args"]["sort_index"].GetInt();
+    }
+  }
+  ASSERT_EQ(sort_index.size(), 2u);
+  EXPECT_LT(sort_index[2], sort_index[1]);
 }
 
 TEST(Chrome, DiskFullIsAClearError) {

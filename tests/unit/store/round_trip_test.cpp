@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "model/frames.hpp"
 #include "model/measure.hpp"
 #include "store/store.hpp"
 #include "store_test_util.hpp"
@@ -42,6 +43,34 @@ TEST_F(StoreTest, RecordingWithoutStackEndColumnReadsAsNotJudged) {
   for (const model::Sample& s : back->samples()) {
     EXPECT_EQ(s.stack_end, model::StackEnd::kNotJudged);
   }
+}
+
+TEST_F(StoreTest, ALineKeepsItsFileAndVersionOneRecordingsStillRead) {
+  model::Profile original = richProfile();
+  ASSERT_TRUE(store::writeProfile(original, file("rec.db")));
+  // Stored only where it is not the function's own file.
+  EXPECT_EQ(querySql(file("rec.db"), "SELECT file FROM location_lines WHERE file != ''"),
+            "/usr/include/c++/12/bits/vector.h");
+  auto back = store::readProfile(file("rec.db"));
+  ASSERT_TRUE(back.ok()) << back.error().describe();
+  EXPECT_EQ(back->str(model::lineFile(*back, back->locations()[1].lines[0])),
+            "/usr/include/c++/12/bits/vector.h");
+  EXPECT_EQ(back->str(model::lineFile(*back, back->locations()[0].lines[0])), "/src/app/main.cpp");
+  // The same recording as version 1 wrote it: no file per line.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file("rec.db").c_str(), &db), SQLITE_OK);
+  const char* downgrade =
+      "DROP VIEW leaf_functions; ALTER TABLE location_lines DROP COLUMN file; "
+      "UPDATE meta SET value = '1' WHERE key = 'schema_version'; PRAGMA user_version = 1";
+  EXPECT_EQ(sqlite3_exec(db, downgrade, nullptr, nullptr, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  auto old = store::readProfile(file("rec.db"));
+  ASSERT_TRUE(old.ok()) << old.error().describe();
+  ASSERT_EQ(old->locations().size(), original.locations().size());
+  EXPECT_EQ(old->locations()[1].lines[0].line, 25u);
+  EXPECT_EQ(old->str(model::lineFile(*old, old->locations()[1].lines[0])), "/src/app/compute.cpp")
+      << "version 1 knew only the function's file";
 }
 
 TEST_F(StoreTest, Version1RecordingReadsWithoutSpansAndRoles) {

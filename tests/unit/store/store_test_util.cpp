@@ -1,5 +1,7 @@
 #include "store_test_util.hpp"
 
+#include "model/frames.hpp"
+
 namespace strobe::test {
 
 using namespace strobe::model;
@@ -47,7 +49,9 @@ Profile richProfile() {
   LocationId l_main = p.internLocation(app, 0x1100, 0x555555555100);
   p.mutableLocations()[l_main].lines = {{f_main, 12}};
   LocationId l_compute = p.internLocation(app, 0x1200, 0x555555555200);
-  p.mutableLocations()[l_compute].lines = {{f_compute, 25}};
+  // A line of an inlined header that DWARF gave no inline entry.
+  p.mutableLocations()[l_compute].lines = {
+      {f_compute, 25, p.internString("/usr/include/c++/12/bits/vector.h")}};
   LocationId l_inline = p.internLocation(app, 0x1400, 0x555555555400);  // helper inlined
   p.mutableLocations()[l_inline].lines = {{f_helper, 7}, {f_compute, 27}};
   LocationId l_memcpy = p.internLocation(libc, 0x9a0f0, 0x7ffff7c9a0f0);
@@ -174,6 +178,8 @@ void expectSameProfile(const Profile& a, const Profile& b) {
     for (size_t k = 0; k < l.lines.size(); ++k) {
       EXPECT_EQ(l.lines[k].function, m.lines[k].function) << "location " << i << " line " << k;
       EXPECT_EQ(l.lines[k].line, m.lines[k].line) << "location " << i << " line " << k;
+      EXPECT_EQ(a.str(model::lineFile(a, l.lines[k])), b.str(model::lineFile(b, m.lines[k])))
+          << "location " << i << " line " << k;
     }
   }
   ASSERT_EQ(a.stacks().size(), b.stacks().size());

@@ -5,6 +5,7 @@
 
 #include "fixture_tools.hpp"
 #include "symbolize/elf_file.hpp"
+#include "symbolize/frame_names.hpp"
 
 namespace strobe::symbolize {
 namespace {
@@ -84,6 +85,35 @@ TEST(SymbolTableTest, AliasesPreferGlobalThenWeakThenLocal) {
   });
   EXPECT_EQ(nameAt(u, 0x1008), "global_public");
   EXPECT_EQ(nameAt(u, 0x3000), "a_weak");
+}
+
+TEST(SymbolTableTest, ReportsTakeThePublicShortestAlias) {
+  // glibc's debug .symtab: aliases of free, write and __libc_start_main.
+  std::vector<RawSymbol> raw = {
+      {"__GI___libc_free", 0x1000, 0x10, STB_LOCAL},
+      {"__free", 0x1000, 0x10, STB_LOCAL},
+      {"__libc_free", 0x1000, 0x10, STB_GLOBAL},
+      {"cfree@GLIBC_2.2.5", 0x1000, 0x10, STB_GLOBAL},  // a non-default version
+      {"free", 0x1000, 0x10, STB_GLOBAL},
+      {"__GI___libc_write", 0x2000, 0x10, STB_LOCAL},
+      {"__libc_write", 0x2000, 0x10, STB_LOCAL},
+      {"__write", 0x2000, 0x10, STB_WEAK},
+      {"write", 0x2000, 0x10, STB_WEAK},
+      {"__libc_start_main_impl", 0x3000, 0x10, STB_LOCAL},
+      {"__libc_start_main@GLIBC_2.2.5", 0x3000, 0x10, STB_GLOBAL},
+      {"__libc_start_main@@GLIBC_2.34", 0x3000, 0x10, STB_GLOBAL},
+  };
+  SymbolTable reports = SymbolTable::build(raw, AliasPreference::kPublic);
+  EXPECT_EQ(nameAt(reports, 0x1000), "free");
+  EXPECT_EQ(nameAt(reports, 0x2000), "write");
+  EXPECT_EQ(nameAt(reports, 0x3000), "__libc_start_main@@GLIBC_2.34");
+  EXPECT_EQ(withoutVersion("__libc_start_main@@GLIBC_2.34"), "__libc_start_main");
+  EXPECT_EQ(withoutVersion("cfree@GLIBC_2.2.5"), "cfree");
+  EXPECT_EQ(withoutVersion("operator@"), "operator@") << "no version after the @";
+  EXPECT_EQ(withoutVersion("plain"), "plain");
+  // strobe symbolize keeps addr2line's choice.
+  SymbolTable binutils = SymbolTable::build(raw);
+  EXPECT_EQ(nameAt(binutils, 0x1000), "cfree@GLIBC_2.2.5");
 }
 
 TEST(SymbolTableTest, DefaultVersionBeatsHiddenVersion) {

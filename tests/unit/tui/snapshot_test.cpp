@@ -226,6 +226,38 @@ TEST(TextView, SnapshotAsText) {
             "(no samples)\n");
 }
 
+TEST(TextView, FewSamplesAreMarkedAndModulesShowTheirPath) {
+  // The first 10 ms of the recording: 20 samples, 12 of them work_six's.
+  model::Profile p = phasedProfile();
+  p.mutableSamples().resize(20);
+  Snapshot s = buildSnapshot(p, SnapshotOptions{}, SessionStatus{10 * kMs, 0});
+  std::string text = formatSnapshot(s);
+  EXPECT_NE(text.find(" 60.0%*  60.0%        12  work_six()"), std::string::npos) << text;
+  // work_six's: Agresti-Coull's p = 14/24 of n = 24: 10.1 points.
+  EXPECT_NE(text.find("\n* fewer than 30 samples: such a share is uncertain by about +-10.1 "
+                      "points"),
+            std::string::npos)
+      << text;
+  SnapshotOptions by_module;
+  by_module.by = model::GroupBy::kModule;
+  Snapshot m = buildSnapshot(phasedProfile(), by_module, SessionStatus{2000 * kMs, 0});
+  ASSERT_EQ(m.rows.size(), 1u);
+  EXPECT_EQ(m.rows[0].location, "/t/shares");
+  EXPECT_FALSE(m.rows[0].few_samples);
+  EXPECT_LT(m.few_samples_error_pct, 0);
+}
+
+TEST(TextView, NamesFitTheWidthByLosingTheirMiddle) {
+  model::Profile p = phasedProfile();
+  Snapshot s = buildSnapshot(p, SnapshotOptions{}, SessionStatus{2000 * kMs, 0});
+  s.rows[0].name = std::string(100, 'a') + "::distinguishing_end()";
+  for (const std::string& line : tableLines(s, 80)) EXPECT_LE(line.size(), 80u) << line;
+  EXPECT_NE(tableLines(s, 80)[1].find("aaaaaaaaaaaa...aa::distinguishing_end()  shares.cpp:10"),
+            std::string::npos)
+      << tableLines(s, 80)[1];
+  EXPECT_NE(tableLines(s, 0)[1].find(s.rows[0].name), std::string::npos) << "0: no limit";
+}
+
 TEST(Keys, SwitchGroupingWindowAndRows) {
   ViewState v;
   v.window_ns = 2000 * kMs;
