@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "base/terminal_text.hpp"
 #include "output/stack_completeness.hpp"
 #include "output/unsampled_threads.hpp"
 
@@ -18,9 +19,9 @@ std::string baseName(const std::string& path) {
 }
 
 std::string locationOf(const model::TopRow& r) {
-  if (r.file.empty()) return r.module;
-  if (r.line == 0) return baseName(r.file);
-  return fmt::format("{}:{}", baseName(r.file), r.line);
+  if (r.file.empty()) return terminalSafe(r.module);
+  if (r.line == 0) return terminalSafe(baseName(r.file));
+  return fmt::format("{}:{}", terminalSafe(baseName(r.file)), r.line);
 }
 
 std::string fitName(const std::string& name, size_t width) {
@@ -43,8 +44,9 @@ std::string formatDuration(uint64_t ns) {
 
 std::string formatCommand(const std::vector<std::string>& argv) {
   std::string out;
-  for (const std::string& a : argv) {
+  for (const std::string& arg : argv) {
     if (!out.empty()) out += ' ';
+    const std::string a = terminalSafe(arg);
     bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$`*?;&|<>()") == std::string::npos;
     if (plain) {
       out += a;
@@ -73,6 +75,7 @@ std::string formatTarget(const model::Meta& m) {
 void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* out) {
   const model::Totals t = model::totals(p);
   std::vector<model::TopRow> rows = model::topTable(p, opt.by, opt.no_inline);
+  for (model::TopRow& r : rows) r.function = terminalSafe(r.function);
   if (opt.threshold_pct > 0) {
     std::erase_if(rows, [&](const model::TopRow& r) {
       return sharePct(r.total, t.weight) < opt.threshold_pct;
@@ -114,7 +117,7 @@ void writeTextReport(const model::Profile& p, const TextOptions& opt, const std:
     const model::Totals t = model::totals(p);
     double cpu_s = static_cast<double>(t.weight) / 1e9;
     double rate = cpu_s > 0 ? static_cast<double>(t.samples) / cpu_s : 0.0;
-    fmt::print(out, "recording: {}\n", source);
+    fmt::print(out, "recording: {}\n", terminalSafe(source));
     fmt::print(out, "command:   {}\n", formatTarget(m));
     fmt::print(out, "duration:  {}   CPU sampled: {}   threads: {}\n",
                formatDuration(m.duration_ns), formatDuration(t.weight), t.threads);

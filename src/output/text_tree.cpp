@@ -1,6 +1,7 @@
 // The text report's call tree and callers / callees views.
 #include <fmt/format.h>
 
+#include "base/terminal_text.hpp"
 #include "model/call_tree.hpp"
 #include "model/callers.hpp"
 #include "output/text_report.hpp"
@@ -21,7 +22,7 @@ void writeCallTree(const model::Profile& p, const TextOptions& opt, std::FILE* o
     double share = sharePct(n.total_weight, total);
     if (id != 0 && share < opt.threshold_pct) return false;
     line.assign(2 * n.depth, ' ');
-    line += tree.name(p, id);
+    line += terminalSafe(tree.name(p, id));
     if (n.frame.inlined) line += " [inlined]";
     fmt::print(out, "{:>5.1f}%  {:>5.1f}%  {:>10}  {}\n", share, sharePct(n.self_weight, total),
                formatDuration(n.total_weight), line);
@@ -35,7 +36,7 @@ bool writeCallers(const model::Profile& p, const TextOptions& opt, const std::st
   if (!t) return false;
   const uint64_t total = model::totals(p).weight;
   std::string names;
-  for (const std::string& n : t->matched) names += (names.empty() ? "" : ", ") + n;
+  for (const std::string& n : t->matched) names += (names.empty() ? "" : ", ") + terminalSafe(n);
   fmt::print(out, "{} of {} ({:.1f}% of all, {}):\n", callees ? "callees" : "callers", names,
              sharePct(t->weight, total), formatDuration(t->weight));
   fmt::print(out, "{:>6}  {:>6}  {:>10}  {}\n", "OF-FN%", "ALL%", "TIME",
@@ -45,7 +46,7 @@ bool writeCallers(const model::Profile& p, const TextOptions& opt, const std::st
     if (sharePct(r.weight, total) < opt.threshold_pct) continue;
     if (++shown > opt.top) break;
     fmt::print(out, "{:>5.1f}%  {:>5.1f}%  {:>10}  {}\n", sharePct(r.weight, t->weight),
-               sharePct(r.weight, total), formatDuration(r.weight), r.name);
+               sharePct(r.weight, total), formatDuration(r.weight), terminalSafe(r.name));
   }
   return true;
 }

@@ -4,6 +4,7 @@
 
 #include <span>
 
+#include "base/terminal_text.hpp"
 #include "output/text_report.hpp"
 
 namespace strobe::tui {
@@ -16,9 +17,9 @@ std::string baseName(const std::string& path) {
 
 std::string locationOf(const model::TopRow& r, model::GroupBy by) {
   if (by == model::GroupBy::kModule || by == model::GroupBy::kThread) return {};
-  if (r.file.empty()) return r.module;
-  if (r.line == 0) return baseName(r.file);
-  return fmt::format("{}:{}", baseName(r.file), r.line);
+  if (r.file.empty()) return terminalSafe(r.module);
+  if (r.line == 0) return terminalSafe(baseName(r.file));
+  return fmt::format("{}:{}", terminalSafe(baseName(r.file)), r.line);
 }
 
 }  // namespace
@@ -69,7 +70,7 @@ Snapshot buildSnapshot(const model::Profile& p, const SnapshotOptions& opt,
     row.self_pct = output::sharePct(r.self, snap.totals.weight);
     row.total_pct = output::sharePct(r.total, snap.totals.weight);
     row.samples = r.self_samples;
-    row.name = r.function;
+    row.name = terminalSafe(r.function);  // shown on a terminal, batch or curses
     row.location = locationOf(r, opt.by);
     snap.rows.push_back(std::move(row));
   }
