@@ -131,7 +131,13 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
     auto [it, inserted] = sums.try_emplace(key);
     if (inserted) order.push_back(key);
     it->second.samples += 1;
-    it->second.weight += static_cast<int64_t>(s.weight);
+    // pprof values are int64: a weight or a sum beyond it (which the
+    // recording reader refuses) saturates instead of overflowing.
+    const int64_t w =
+        s.weight > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(s.weight);
+    if (__builtin_add_overflow(it->second.weight, w, &it->second.weight)) {
+      it->second.weight = INT64_MAX;
+    }
   }
 
   const int64_t k_thread = extra.id("thread");
