@@ -133,6 +133,7 @@ model::Profile Collector::toProfile(const SessionInfo& info,
   m.target_cpu_ns = info.process_cpu_ns;
   m.refused_threads = info.refused_threads;
   m.refused_reason = info.refused_reason;
+  m.stopped_reason = info.stopped_reason;
   m.kernel = readLine("/proc/sys/kernel/osrelease");
   m.hostname = readLine("/proc/sys/kernel/hostname");
   m.strobe_version = STROBE_VERSION;

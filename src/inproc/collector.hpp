@@ -31,6 +31,7 @@ struct SessionInfo {
   uint64_t process_cpu_ns = 0;   // the whole process's CPU during the session
   uint64_t refused_threads = 0;  // threads the engine could not sample
   std::string refused_reason;    // the first refusal's error
+  std::string stopped_reason;    // why sampling stopped early (Engine::stoppedReason)
 };
 
 class Collector {

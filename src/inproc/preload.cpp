@@ -59,6 +59,7 @@ void writeOut(const std::string& path) {
 void atExit() {
   if (::getpid() != g_owner || !sessionRunning()) return;
   if (Status s = stopSession(); !s.ok()) return logError(s.error());
+  if (Status s = samplingStoppedEarly(); !s.ok()) logWarning(s.error().describe(), s.error().hint);
   writeOut(expandPid(g_cfg->output, g_owner));
 }
 
@@ -87,6 +88,9 @@ void toggleLoop() {
       if (Status s = stopSession(); !s.ok()) {
         logError(s.error());
         continue;
+      }
+      if (Status s = samplingStoppedEarly(); !s.ok()) {
+        logWarning(s.error().describe(), s.error().hint);
       }
       writeOut(numberedPath(expandPid(g_cfg->output, g_owner), ++g_serial));
     }

@@ -38,6 +38,7 @@ struct Last {
   std::string fallback_reason;
   uint64_t dropped = 0;
   uint64_t samples = 0;
+  std::string stopped_reason;
 };
 
 // Lock order: g_api_mu, then g_state_mu. Only constant-initialized globals
@@ -312,6 +313,7 @@ Status stopSession() {
     for (int32_t tid : r->engine->threads()) r->collector.noteThread(tid);
     r->engine->stop(r->collector);
     r->info.dropped = r->engine->dropped();
+    r->info.stopped_reason = r->engine->stoppedReason();
     g_run = nullptr;
   }
   std::unique_ptr<Running> owned(r);
@@ -322,6 +324,7 @@ Status stopSession() {
       std::make_unique<model::Profile>(owned->collector.toProfile(owned->info, &warnings));
   last().dropped = owned->info.dropped;
   last().samples = owned->collector.sampleCount();
+  last().stopped_reason = owned->info.stopped_reason;
   return {};
 }
 
@@ -346,6 +349,12 @@ std::string engineName() {
 std::string engineFallbackReason() {
   std::lock_guard api(g_api_mu);
   return last().fallback_reason;
+}
+
+Status samplingStoppedEarly() {
+  std::lock_guard api(g_api_mu);
+  if (last().stopped_reason.empty()) return {};
+  return makeError(last().stopped_reason, kStoppedEarlyHint);
 }
 
 uint64_t droppedSamples() {

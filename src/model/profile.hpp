@@ -121,6 +121,10 @@ struct Meta {
   int32_t exit_status = 0;     // as a shell reports it: 128+N for signal N
   uint64_t sample_period = 0;  // -c N: one sample every N events (0: by frequency)
   std::string target;          // "command", "pid 12,34" (attach) or "system" (-a)
+  // Why sampling stopped before the session's end ("" when it did not),
+  // e.g. libstrobe's timer engine displaced by the program's own SIGPROF
+  // handler. Samples after that are missing.
+  std::string stopped_reason;
 };
 
 class Profile {

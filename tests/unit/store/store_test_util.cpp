@@ -26,6 +26,7 @@ Profile richProfile() {
   m.refused_threads = 7;
   m.refused_reason = "cannot map a 8 KiB perf ring: over kernel.perf_event_mlock_kb";
   m.exit_status = 130;
+  m.stopped_reason = "sampling stopped early";
 
   ModuleId app = p.internModule("/opt/app/bin/app", "abcd1234");
   ModuleId libc = p.internModule("/usr/lib/x86_64-linux-gnu/libc.so.6", "");
@@ -122,6 +123,7 @@ void expectSameProfile(const Profile& a, const Profile& b) {
   EXPECT_EQ(x.target_cpu_ns, y.target_cpu_ns);
   EXPECT_EQ(x.refused_threads, y.refused_threads);
   EXPECT_EQ(x.refused_reason, y.refused_reason);
+  EXPECT_EQ(x.stopped_reason, y.stopped_reason);
   EXPECT_EQ(x.exit_status, y.exit_status);
 
   ASSERT_EQ(a.modules().size(), b.modules().size());
