@@ -33,8 +33,9 @@ class HeldChild {
   ~HeldChild();  // kills and reaps a child that was never released
 
   [[nodiscard]] pid_t pid() const { return pid_; }
-  // Lets the child exec and waits until it has (or failed: kNotFound for
-  // ENOENT, exit 127; kCannotExecute otherwise, exit 126).
+  // Lets the child exec and waits until it has (or failed: kNotFound when
+  // there is no such file, exit 127; kCannotExecute otherwise, exit 126,
+  // including a script whose #! interpreter is missing).
   Status release();
   // After release(): the child is ours to wait for; the destructor no longer kills it.
   void abandon() { pid_ = -1; }
