@@ -72,7 +72,8 @@ int runList(const ListArgs& a) {
   for (const auto& e : entries) {
     fmt::print("{:<{}}  {:<19}  {:>9}  {:>8}  {}\n", e.file, width,
                startTime(e.s.start_realtime_ns), output::formatDuration(e.s.duration_ns),
-               e.s.samples, output::formatCommand(e.s.command));
+               e.s.samples,
+               output::formatCommand(e.s.command) + (e.s.incomplete ? " (incomplete)" : ""));
   }
   return 0;
 }

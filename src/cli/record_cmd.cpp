@@ -13,9 +13,11 @@
 #include <cstdlib>
 
 #include "base/log.hpp"
+#include "base/terminal_text.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/record_args.hpp"
+#include "cli/record_output.hpp"
 #include "model/aggregate.hpp"
 #include "output/stack_completeness.hpp"
 #include "output/text_report.hpp"
@@ -33,22 +35,6 @@ constexpr double kLostWarnShare = 0.01;
 const CommandUsage kUsage{"a command, -p PID, -P NAME, -a",
                           "usage: strobe record [OPTIONS] -- CMD [ARGS], or -p PID, -P NAME, -a",
                           "usage: strobe record [OPTIONS] -- CMD [ARGS]"};
-
-bool fileExists(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0;
-}
-
-// Moves an existing recording aside to FILE.old; returns whether it did.
-bool keepOld(const std::string& path) {
-  if (!fileExists(path)) return false;
-  std::string old = path + ".old";
-  if (::rename(path.c_str(), old.c_str()) != 0) {
-    logWarning(fmt::format("cannot keep the previous recording as {}", old));
-    return false;
-  }
-  return true;
-}
 
 void printSummary(const model::Profile& p, const record::RecordOutcome& out,
                   const std::string& path) {
@@ -95,7 +81,7 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
       !s.empty() && m.unsampled_count * 100 > t.weight) {
     logWarning(s, "raise -F (e.g. -F 999) to sample short-lived threads");
   }
-  fmt::print(err, "strobe: wrote {}; top functions:\n", path);
+  fmt::print(err, "strobe: wrote {}; top functions:\n", terminalSafe(path));
   output::TextOptions opt;
   opt.top = 10;
   output::writeTopTable(p, opt, err);
@@ -104,13 +90,24 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
 int runRecordChecked(RecordArgs& a) {
   record::RecordOptions opt;
   if (int rc = toRecordOptions(a, kUsage, opt); rc != 0) return rc;
+  // The output is checked, and the recording streamed to it, before the
+  // command starts (record_output.hpp).
+  std::unique_ptr<RecordOutput> output = RecordOutput::open(a.output);
+  if (!output) return kExitOutput;
+  opt.tick_ns = kStreamIntervalNs;
+  opt.on_tick = [&output](model::Profile& p, const record::TickInfo& t) {
+    output->onTick(p, t);
+    return true;
+  };
 
   model::Profile profile;
   auto outcome = record::record(opt, profile);
   if (!outcome) {
+    output->abandon();
     logError(outcome.error());
     return exitCodeFor(outcome.error());
   }
+  output->endStream(profile);
 
   if (std::getenv("STROBE_DEBUG") != nullptr && !opt.pids.empty()) {
     std::fprintf(stderr, "strobe: debug: attach mode %s, %zu events opened\n",
@@ -148,14 +145,18 @@ int runRecordChecked(RecordArgs& a) {
                profile.locations().size(), profile.modules().size(), cpu_ms, wall_ms);
   }
 
-  bool moved = keepOld(a.output);
-  if (auto st = store::writeProfile(profile, a.output); !st) {
-    logError(st.error());
-    if (moved) ::rename((a.output + ".old").c_str(), a.output.c_str());
-    return outcome->exit_status != 0 ? outcome->exit_status : kExitError;
+  const int written = output->write(profile);
+  if (std::getenv("STROBE_DEBUG") != nullptr) {
+    const store::StreamStats s = output->streamStats();
+    fmt::print(stderr,
+               "strobe: debug: streamed {} samples ({} rows) in {} batches: writer thread {:.1f} "
+               "ms CPU (longest batch {:.1f} ms), recording thread {:.2f} ms copying (longest "
+               "{:.0f} us)\n",
+               s.samples, s.rows, s.batches, s.writer_cpu_ns / 1e6, s.max_write_ns / 1e6,
+               s.copy_ns / 1e6, s.max_copy_ns / 1e3);
   }
-  printSummary(profile, *outcome, a.output);
-  return outcome->exit_status;
+  printSummary(profile, *outcome, output->writtenTo());
+  return written != 0 ? written : outcome->exit_status;
 }
 
 // STROBE_DEBUG=1: report strobe's open descriptors before and after the

@@ -121,6 +121,10 @@ struct Meta {
   int32_t exit_status = 0;     // as a shell reports it: 128+N for signal N
   uint64_t sample_period = 0;  // -c N: one sample every N events (0: by frequency)
   std::string target;          // "command", "pid 12,34" (attach) or "system" (-a)
+  // 1: written while recording (store::RecordingStream) and never finished:
+  // the recorder was killed, or could not write the finished recording. Its
+  // samples may end early and its frames are not symbolized.
+  uint32_t incomplete = 0;
   // Why sampling stopped before the session's end ("" when it did not),
   // e.g. libstrobe's timer engine displaced by the program's own SIGPROF
   // handler. Samples after that are missing.

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,6 +71,7 @@ Result<HeldChild> HeldChild::spawn(const std::vector<std::string>& argv) {
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
 
+  const pid_t strobe_pid = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) {
     int e = errno;
@@ -78,6 +80,11 @@ Result<HeldChild> HeldChild::spawn(const std::vector<std::string>& argv) {
     return systemError("cannot fork");
   }
   if (pid == 0) {
+    // A command must not outlive a killed strobe unseen (its events die with
+    // strobe, nobody would wait for it): SIGTERM when strobe dies, as at the
+    // end of -d. Checked once more in case strobe died before the prctl.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != strobe_pid) ::_exit(127);
     ::close(go[1]);
     ::close(err[0]);
     char byte;

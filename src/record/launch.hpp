@@ -1,7 +1,9 @@
 // Launching a command under a profiler: fork, hold the child until strobe's
 // events exist, then exec. The child waits on a pipe; a second, close-on-exec
 // pipe reports an exec failure (its errno) back to the parent, so "command
-// not found" is told apart from a command that ran and failed.
+// not found" is told apart from a command that ran and failed. The child
+// asks for SIGTERM when strobe dies (PR_SET_PDEATHSIG), so a killed strobe
+// never leaves its command running unobserved.
 // Thread safety: call from one thread; the child does only async-signal-safe
 // work between fork and exec.
 #pragma once

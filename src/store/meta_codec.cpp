@@ -42,6 +42,7 @@ constexpr Field kFields[] = {
     {"exit_status", &Meta::exit_status},
     {"sample_period", &Meta::sample_period},
     {"target", &Meta::target},
+    {"incomplete", &Meta::incomplete},
     {"stopped_reason", &Meta::stopped_reason},
 };
 

@@ -150,6 +150,7 @@ Result<RecordingSummary> readSummary(const std::string& path) {
   out.command = meta.command;
   out.start_realtime_ns = meta.start_realtime_ns;
   out.duration_ns = meta.duration_ns;
+  out.incomplete = meta.incomplete != 0;
   Stmt c;
   if (c.prepare(db, "SELECT count(*) FROM samples") != SQLITE_OK ||
       sqlite3_step(c.get()) != SQLITE_ROW) {

@@ -123,6 +123,7 @@ void expectSameProfile(const Profile& a, const Profile& b) {
   EXPECT_EQ(x.target_cpu_ns, y.target_cpu_ns);
   EXPECT_EQ(x.refused_threads, y.refused_threads);
   EXPECT_EQ(x.refused_reason, y.refused_reason);
+  EXPECT_EQ(x.incomplete, y.incomplete);
   EXPECT_EQ(x.stopped_reason, y.stopped_reason);
   EXPECT_EQ(x.exit_status, y.exit_status);
 
