@@ -301,10 +301,13 @@ Result<std::unique_ptr<RecordingStream>> RecordingStream::create(const std::stri
   int rc = impl->db.open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX);
   if (rc != SQLITE_OK) return failed(rc);
   // The schema is committed before WAL mode, so that PATH itself holds it
-  // even if the first checkpoint never comes.
-  const std::string pragmas = "PRAGMA page_size=" + std::to_string(kPageSize) +
-                              "; PRAGMA application_id=" + std::to_string(kApplicationId) +
-                              "; PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";";
+  // even if the first checkpoint never comes. synchronous=OFF from the
+  // start: a stream never fsyncs (creating it with SQLite's default synced
+  // a dozen times before the command could start).
+  const std::string pragmas =
+      "PRAGMA synchronous=OFF; PRAGMA page_size=" + std::to_string(kPageSize) +
+      "; PRAGMA application_id=" + std::to_string(kApplicationId) +
+      "; PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";";
   if ((rc = impl->db.exec(pragmas.c_str())) != SQLITE_OK) return failed(rc);
   if ((rc = impl->db.exec("BEGIN")) != SQLITE_OK) return failed(rc);
   if ((rc = impl->db.exec(kCreateTablesSql)) != SQLITE_OK) return failed(rc);
@@ -313,7 +316,7 @@ Result<std::unique_ptr<RecordingStream>> RecordingStream::create(const std::stri
   // WAL: a commit appends to PATH-wal, and a commit cut short by a kill
   // is ignored when the file is read. synchronous=OFF: no fsync while
   // recording (a killed process loses nothing the kernel has).
-  if ((rc = impl->db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF")) != SQLITE_OK) {
+  if ((rc = impl->db.exec("PRAGMA journal_mode=WAL")) != SQLITE_OK) {
     return failed(rc);
   }
   if ((rc = impl->prepare()) != SQLITE_OK) return failed(rc);
