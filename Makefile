@@ -4,7 +4,8 @@ BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps deps-test build demo test clean bench-overhead bench-dwarf bench-inproc
+.PHONY: all deps deps-test build demo test clean bench-overhead bench-dwarf bench-inproc \
+  bench-stream
 
 all: build
 
@@ -49,3 +50,7 @@ clean:
 bench-inproc: build
 	scripts/deps.sh bench
 	bench/inproc/run.sh $(BUILD)
+
+# BASE_BUILD: a build without the streamed recording, side by side.
+bench-stream: build
+	bench/stream/run.sh $(BUILD) 5 $(BASE_BUILD)
