@@ -3,9 +3,20 @@
 BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 JOBS ?= $(shell nproc)
+# strobe and libstrobe with ASan+UBSan (GCC), for the unit and e2e tests.
+ASAN_BUILD ?= build-asan
+ASAN_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+  -DSTROBE_SANITIZE=ON
+# The libFuzzer targets of fuzz/ (clang), each run for FUZZ_SECONDS.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-16 \
+  -DCMAKE_CXX_COMPILER=clang++-16 -DSTROBE_FUZZ=ON
+FUZZ_SECONDS ?= 300
+# Prints how long each phase of `make test` took.
+TIMED = scripts/timed.sh
 
-.PHONY: all deps deps-test build demo test clean bench-overhead bench-dwarf bench-inproc \
-  bench-stream
+.PHONY: all deps deps-test build demo test package clean bench-overhead bench-dwarf bench-inproc \
+  bench-offcpu bench-stream build-asan test-asan build-fuzz fuzz test-fuzz
 
 all: build
 
@@ -31,10 +42,52 @@ deps-test:
 	scripts/deps.sh test
 
 # deps-test first: test tools found at configure time must be installed.
-test: deps-test build
+# Then the same tests against ASan+UBSan builds, and every fuzz target for
+# 30 s (2 at a time on 2 cores).
+test: deps-test
+	$(TIMED) build $(MAKE) --no-print-directory build
 	tests/browser/install.sh
 	# Debian's profile.d may name public debuginfod servers: tests stay offline.
-	env -u DEBUGINFOD_URLS ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --timeout 300
+	$(TIMED) tests env -u DEBUGINFOD_URLS ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --timeout 300
+	$(TIMED) asan-build $(MAKE) --no-print-directory build-asan
+	$(TIMED) asan-tests $(MAKE) --no-print-directory test-asan
+	$(TIMED) fuzz-build $(MAKE) --no-print-directory build-fuzz
+	$(TIMED) fuzz $(MAKE) --no-print-directory test-fuzz FUZZ_SECONDS=30
+
+$(ASAN_BUILD)/build.ninja:
+	cmake -S . -B $(ASAN_BUILD) -G Ninja $(ASAN_FLAGS)
+
+build-asan: deps-test $(ASAN_BUILD)/build.ninja
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+# The unit and end-to-end tests (labels unit, e2e) against the ASan+UBSan
+# strobe and libstrobe; any report fails the test that caused it.
+test-asan: build-asan
+	env -u DEBUGINFOD_URLS ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(ASAN_BUILD) -L '^(unit|e2e)$$' --output-on-failure -j $(JOBS) --timeout 600
+
+$(FUZZ_BUILD)/build.ninja:
+	cmake -S . -B $(FUZZ_BUILD) -G Ninja $(FUZZ_FLAGS)
+
+build-fuzz: deps-test $(FUZZ_BUILD)/build.ninja
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target strobe_fuzzers
+
+# Each fuzz target for FUZZ_SECONDS (fuzz/README.md), then its speed.
+fuzz: build-fuzz
+	$(MAKE) --no-print-directory test-fuzz
+
+test-fuzz:
+	@status=0; FUZZ_SECONDS=$(FUZZ_SECONDS) ctest --test-dir $(FUZZ_BUILD) -L fuzz \
+	  --output-on-failure -j $(JOBS) || status=$$?; \
+	  cat $(FUZZ_BUILD)/fuzz/work/*/stats.txt; exit $$status
+
+# strobe_VERSION_ARCH.deb in $(BUILD): the executable, libstrobe (shared and
+# static, headers, pkg-config, CMake package), man pages, bash completion.
+package: build
+	scripts/deps.sh package
+	cd $(BUILD) && cpack -G DEB
+	@ls $(BUILD)/strobe_*.deb
 
 bench-overhead: build
 	scripts/deps.sh bench
@@ -44,8 +97,12 @@ bench-dwarf: build
 	scripts/deps.sh bench
 	bench/dwarf/run.sh $(BUILD)
 
+bench-offcpu: build
+	scripts/deps.sh bench
+	bench/offcpu/run.sh $(BUILD)
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
 
 bench-inproc: build
 	scripts/deps.sh bench

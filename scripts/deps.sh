@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what strobe needs to build and test, from Debian's packages.
 # Idempotent: installs only what is missing; works as root or through sudo.
-# Usage: scripts/deps.sh [build|test|bench]   (default: test)
+# Usage: scripts/deps.sh [build|test|bench|package]   (default: test)
 set -euo pipefail
 
 what=${1:-test}
@@ -14,14 +14,20 @@ build_pkgs=(
   libprotozero-dev rapidjson-dev libcpp-httplib-dev libncurses-dev
   googletest libgtest-dev libgmock-dev binutils
   libc6-dbg  # names libc's internal functions (start_thread, clone3, ...) in profiles
+  help2man go-md2man  # the man pages, generated from --help and docs/ (packaging/)
+  libcapstone-dev  # disassembly for strobe annotate (x86-64, aarch64)
 )
 # What only the test run needs: real consumers of the outputs (Google's
 # pprof built from Debian's sources, Chromium, xmllint).
 test_pkgs=(
   libxml2-utils golang-go golang-github-google-pprof-dev chromium nodejs
   python3  # python3: a loopback HTTP server stands in for debuginfod
-  clang)   # clang: a second producer's DWARF for the symbolizer's tests
-bench_pkgs=(linux-perf hyperfine elfutils llvm google-perftools libgoogle-perftools4 sqlite3 valgrind)
+  clang    # clang: a second producer's DWARF for the symbolizer's tests
+  clang-16 libclang-rt-16-dev  # the fuzz build (fuzz/): libFuzzer, ASan, UBSan
+  dpkg-dev lintian man-db  # the package test: builds the .deb, checks it, renders the man pages
+  linux-perf)  # perf annotate: the independent check of strobe annotate's shares
+bench_pkgs=(hyperfine elfutils llvm google-perftools libgoogle-perftools4 sqlite3 valgrind
+  libbenchmark-dev)
 
 # Debian's nodejs comes without npm (NodeSource's includes it).
 command -v npm >/dev/null 2>&1 || test_pkgs+=(npm)
@@ -31,7 +37,8 @@ case "$what" in
   build) ;;
   test) pkgs+=("${test_pkgs[@]}") ;;
   bench) pkgs+=("${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
-  *) echo "usage: scripts/deps.sh [build|test|bench]" >&2; exit 2 ;;
+  package) pkgs+=(dpkg-dev lintian) ;;
+  *) echo "usage: scripts/deps.sh [build|test|bench|package]" >&2; exit 2 ;;
 esac
 
 missing=()

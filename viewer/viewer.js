@@ -1,7 +1,9 @@
 // strobe's HTML viewer: reads the profile embedded in #strobe-data (see
 // docs/FORMATS.md, "html") and draws the header, the per-thread timeline,
 // the flame graph (icicle: root on top) and the top-functions table for the
-// current selection (threads and a time range). Aggregation works on typed
+// current selection (threads and a time range). Off-CPU intervals (record
+// --off-cpu) are drawn on the timeline in their own colour and counted in the
+// flame graph and table with the CPU samples. Aggregation works on typed
 // arrays indexed by stack node, so a selection costs one pass over its
 // samples and one over the nodes. Every recorded string reaches the page
 // through textContent or canvas text only, never as markup.
@@ -98,28 +100,39 @@
     }
   })();
 
-  // Samples: per thread, in time order (µs since the start), one array each.
-  var threads = data.threads, nT = threads.length, nS = 0;
-  threads.forEach(function (t) { nS += t.samples; });
+  // Samples: per thread, in time order (µs since the start), one array each;
+  // off-CPU intervals the same way in their own arrays (o*).
+  var threads = data.threads, nT = threads.length, nS = 0, nO = 0;
+  threads.forEach(function (t) { nS += t.samples; nO += t.off_samples || 0; });
   var sTime = new Float64Array(nS), sNode = new Int32Array(nS), sWeight = new Float64Array(nS);
   var tStart = new Int32Array(nT + 1);
+  var oTime = new Float64Array(nO), oNode = new Int32Array(nO), oWeight = new Float64Array(nO);
+  var oStart = new Int32Array(nT + 1);
   var unit = data.time_unit_ns / 1000;  // time unit in µs
   var endUs = meta.duration_ns / 1000;
-  (function () {
-    var i = 0;
-    for (var k = 0; k < nT; k++) {
-      tStart[k] = i;
-      var rd = new Reader(threads[k].data), t = 0, node = 0, w = 0;
-      for (var j = 0; j < threads[k].samples; j++, i++) {
-        t += rd.next(); node += unzigzag(rd.next()); w += unzigzag(rd.next());
-        sTime[i] = t * unit; sNode[i] = node - 1; sWeight[i] = w;
-        var e = sTime[i] + w / 1000;
-        if (e > endUs) endUs = e;
-      }
+  function decode(k, text, count, at, T, N, W) {
+    var rd = new Reader(text || ""), t = 0, node = 0, w = 0;
+    for (var j = 0; j < count; j++, at++) {
+      t += rd.next(); node += unzigzag(rd.next()); w += unzigzag(rd.next());
+      T[at] = t * unit; N[at] = node - 1; W[at] = w;
+      var e = T[at] + w / 1000;
+      if (e > endUs) endUs = e;
     }
-    tStart[nT] = i;
+    return at;
+  }
+  (function () {
+    var i = 0, o = 0;
+    for (var k = 0; k < nT; k++) {
+      tStart[k] = i; oStart[k] = o;
+      i = decode(k, threads[k].data, threads[k].samples, i, sTime, sNode, sWeight);
+      o = decode(k, threads[k].off_data, threads[k].off_samples || 0, o, oTime, oNode, oWeight);
+    }
+    tStart[nT] = i; oStart[nT] = o;
   })();
   if (!(endUs > 0)) endUs = 1;
+  // What weights measure: "CPU", "off-CPU", "wall" (ns), or an event's count.
+  var LABEL = meta.label || "CPU", TIME = (meta.unit || "nanoseconds") === "nanoseconds";
+  var CPU_COLOR = "rgb(52,110,200)", OFF_COLOR = "rgb(235,150,40)";  // the timeline's
 
   // ---- formatting ---------------------------------------------------------
   function grouped(x) { return String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
@@ -130,6 +143,7 @@
     return Math.round(ns) + " ns";
   }
   function pct(x, total) { return total > 0 ? (100 * x / total).toFixed(2) + "%" : "0.00%"; }
+  function amount(w) { return TIME ? duration(w) : grouped(w) + " " + (meta.count_unit || "events"); }
   function label(x) {
     if (x === ROOT) return "all";
     var fr = frame[x];
@@ -139,43 +153,53 @@
     if (fFile[fr] !== 0) return S[fFile[fr]] + (fLine[fr] ? ":" + fLine[fr] : "");
     return S[fModule[fr]];
   }
-  function threadLabel(k) { return (threads[k].name || "thread") + " (" + threads[k].tid + ")"; }
+  function threadLabel(k) {
+    if (threads[k].role) return threads[k].role + " (tid " + threads[k].tid + ")";
+    return (threads[k].name || "thread") + " (" + threads[k].tid + ")";
+  }
   function $(id) { return document.getElementById(id); }
 
   // ---- selection and aggregation -----------------------------------------
   var selThreads = new Uint8Array(nT), anyThread = false;  // none picked: all threads
   var selFrom = 0, selTo = Infinity;                       // µs, [from, to)
   var nodeSelf = new Float64Array(nN), nodeTotal = new Float64Array(nN);
+  var nodeOff = new Float64Array(nN);  // the off-CPU part of nodeTotal
   var nodeSelfN = new Float64Array(nN), nodeTotalN = new Float64Array(nN);
   var rootTotal = 0, rootSamples = 0, allWeight = 0;
   for (var s = 0; s < nS; s++) allWeight += sWeight[s];
+  for (s = 0; s < nO; s++) allWeight += oWeight[s];
 
-  function lowerBound(lo, hi, t) {
+  function lowerBound(lo, hi, t, T) {
+    T = T || sTime;
     while (lo < hi) {
       var mid = (lo + hi) >>> 1;
-      if (sTime[mid] < t) lo = mid + 1; else hi = mid;
+      if (T[mid] < t) lo = mid + 1; else hi = mid;
     }
     return lo;
   }
 
   function aggregate() {
-    nodeSelf.fill(0); nodeSelfN.fill(0);
+    nodeSelf.fill(0); nodeSelfN.fill(0); nodeOff.fill(0);
     rootTotal = 0; rootSamples = 0;
-    for (var k = 0; k < nT; k++) {
-      if (anyThread && !selThreads[k]) continue;
-      var i0 = lowerBound(tStart[k], tStart[k + 1], selFrom);
-      var i1 = selTo === Infinity ? tStart[k + 1] : lowerBound(i0, tStart[k + 1], selTo);
+    function add(from, to, T, N, W, off) {
+      var i0 = lowerBound(from, to, selFrom, T);
+      var i1 = selTo === Infinity ? to : lowerBound(i0, to, selTo, T);
       for (var i = i0; i < i1; i++) {
-        var x = sNode[i], w = sWeight[i];
-        if (x >= 0) { nodeSelf[x] += w; nodeSelfN[x]++; }
+        var x = N[i], w = W[i];
+        if (x >= 0) { nodeSelf[x] += w; nodeSelfN[x]++; if (off) nodeOff[x] += w; }
         rootTotal += w;
       }
       rootSamples += i1 - i0;
     }
+    for (var k = 0; k < nT; k++) {
+      if (anyThread && !selThreads[k]) continue;
+      add(tStart[k], tStart[k + 1], sTime, sNode, sWeight, false);
+      add(oStart[k], oStart[k + 1], oTime, oNode, oWeight, true);
+    }
     nodeTotal.set(nodeSelf); nodeTotalN.set(nodeSelfN);
     for (var y = nN - 1; y >= 0; y--) {
       var p = parent[y];
-      if (p >= 0) { nodeTotal[p] += nodeTotal[y]; nodeTotalN[p] += nodeTotalN[y]; }
+      if (p >= 0) { nodeTotal[p] += nodeTotal[y]; nodeTotalN[p] += nodeTotalN[y]; nodeOff[p] += nodeOff[y]; }
     }
   }
   function totalOf(x) { return x === ROOT ? rootTotal : nodeTotal[x]; }
@@ -188,11 +212,18 @@
   $("summary").textContent = [
     "duration " + duration(meta.duration_ns),
     grouped(nS) + " samples",
+    nO ? grouped(nO) + " off-CPU intervals" : "",
     nT + (nT === 1 ? " thread" : " threads"),
-    duration(allWeight) + " CPU sampled",
+    amount(allWeight) + (TIME ? " " + LABEL : "") + (meta.view === "wall" && nO ? " (CPU + off-CPU)" : TIME ? " sampled" : ""),
     meta.event + (meta.frequency ? " at " + meta.frequency + " Hz" : ""),
     meta.lost_samples ? grouped(meta.lost_samples) + " lost" : "",
+    meta.start_unix_ms ? "started " + new Date(meta.start_unix_ms).toISOString() : "",
   ].filter(Boolean).join(" · ");
+  // Both clocks of the start, to line the timeline up with the program's logs.
+  if (meta.start_monotonic_ns) {
+    $("summary").title = "time 0 is CLOCK_REALTIME " + meta.start_realtime_ns +
+      " ns, CLOCK_MONOTONIC " + meta.start_monotonic_ns + " ns";
+  }
 
   // ---- timeline -----------------------------------------------------------
   var ROW = 18;
@@ -201,7 +232,8 @@
   threads.forEach(function (t, k) {
     var el = document.createElement("div");
     el.textContent = threadLabel(k);
-    el.title = threadLabel(k) + ": " + grouped(t.samples) + " samples";
+    el.title = threadLabel(k) + ": " + grouped(t.samples) + " samples" +
+      (t.off_samples ? ", " + grouped(t.off_samples) + " off-CPU intervals" : "");
     el.addEventListener("click", function () {
       selThreads[k] ^= 1;
       anyThread = selThreads.some(function (v) { return v !== 0; });
@@ -210,28 +242,47 @@
     names.appendChild(el);
     nameEls.push(el);
   });
+  // The legend: what the timeline's colours mean, when there is off-CPU time.
+  if (nO > 0) {
+    [["CPU", CPU_COLOR], ["off-CPU (blocked or waiting for a CPU)", OFF_COLOR]].forEach(function (l) {
+      var sw = document.createElement("span");
+      sw.className = "swatch";
+      sw.style.background = l[1];
+      var tx = document.createElement("span");
+      tx.textContent = l[0];
+      $("legend").appendChild(sw);
+      $("legend").appendChild(tx);
+    });
+  }
+  if (!TIME) document.querySelector("#top-table thead th:nth-child(3)").textContent = "SELF";
   var axisEl = document.createElement("div");
   axisEl.className = "axis";
   names.appendChild(axisEl);
   tlCanvas.style.height = (nT + 1) * ROW + "px";
 
-  var bins = null, nBins = 0;  // per thread, CPU weight per pixel column
+  // Per thread, weight per pixel column: CPU samples (bins) and off-CPU
+  // intervals (offBins), each a colour of its own.
+  var bins = null, offBins = null, nBins = 0;
+  function spread(into, from, to, T, W, row, perUs) {
+    // Each sample covers [time, time + weight): spread it over its columns.
+    for (var i = from; i < to; i++) {
+      var x0 = T[i] * perUs, x1 = (T[i] + W[i] / 1000) * perUs;
+      var b = Math.floor(x0), last = Math.min(nBins - 1, Math.floor(x1));
+      if (b >= last) { into[row + Math.min(b, nBins - 1)] += W[i]; continue; }
+      var perCol = W[i] / (x1 - x0);
+      into[row + b] += (b + 1 - x0) * perCol;
+      for (b++; b < last; b++) into[row + b] += perCol;
+      into[row + last] += (x1 - last) * perCol;
+    }
+  }
   function binSamples(width) {
     nBins = Math.max(1, Math.floor(width));
     bins = new Float64Array(nT * nBins);
-    // Each sample covers [time, time + weight): spread it over its columns.
+    offBins = new Float64Array(nT * nBins);
     var perUs = nBins / endUs;
     for (var k = 0; k < nT; k++) {
-      var row = k * nBins;
-      for (var i = tStart[k]; i < tStart[k + 1]; i++) {
-        var x0 = sTime[i] * perUs, x1 = (sTime[i] + sWeight[i] / 1000) * perUs;
-        var b = Math.floor(x0), last = Math.min(nBins - 1, Math.floor(x1));
-        if (b >= last) { bins[row + Math.min(b, nBins - 1)] += sWeight[i]; continue; }
-        var perCol = sWeight[i] / (x1 - x0);
-        bins[row + b] += (b + 1 - x0) * perCol;
-        for (b++; b < last; b++) bins[row + b] += perCol;
-        bins[row + last] += (x1 - last) * perCol;
-      }
+      spread(bins, tStart[k], tStart[k + 1], sTime, sWeight, k * nBins, perUs);
+      spread(offBins, oStart[k], oStart[k + 1], oTime, oWeight, k * nBins, perUs);
     }
   }
   function niceStep(span, count) {
@@ -253,12 +304,19 @@
       var on = !anyThread || selThreads[k];
       c.fillStyle = k % 2 ? "#f6f6f6" : "#fff";
       c.fillRect(0, y, w, ROW);
-      c.fillStyle = on ? "rgb(52,110,200)" : "rgb(170,180,195)";
       for (var b = 0; b < nBins; b++) {
-        var v = bins[k * nBins + b];
-        if (v <= 0) continue;
-        var bh = Math.max(1, Math.min(1, v / binNs) * (ROW - 3));
-        c.fillRect(b * w / nBins, y + ROW - 1 - bh, Math.max(1, w / nBins), bh);
+        // CPU from the bottom of the row, off-CPU time stacked above it.
+        var v = bins[k * nBins + b], o = offBins[k * nBins + b], bh = 0;
+        if (v > 0) {
+          bh = Math.max(1, Math.min(1, v / binNs) * (ROW - 3));
+          c.fillStyle = on ? CPU_COLOR : "rgb(170,180,195)";
+          c.fillRect(b * w / nBins, y + ROW - 1 - bh, Math.max(1, w / nBins), bh);
+        }
+        if (o > 0) {
+          var oh = Math.max(1, Math.min(1, o / binNs) * (ROW - 3 - bh));
+          c.fillStyle = on ? OFF_COLOR : "rgb(215,200,180)";
+          c.fillRect(b * w / nBins, y + ROW - 1 - bh - oh, Math.max(1, w / nBins), oh);
+        }
       }
     }
     // The time axis.
@@ -312,8 +370,9 @@
   });
 
   function showSelection() {
-    var parts = [grouped(rootSamples) + " of " + grouped(nS) + " samples (" +
-      pct(rootTotal, allWeight) + " of the CPU time), " + duration(rootTotal) + " CPU"];
+    var parts = [grouped(rootSamples) + " of " + grouped(nS + nO) + " samples (" +
+      pct(rootTotal, allWeight) + " of the " + (TIME ? LABEL + " time" : meta.event || "events") + "), " +
+      amount(rootTotal) + (TIME ? " " + LABEL : "")];
     if (selTo !== Infinity || selFrom > 0) {
       parts.push("from " + duration(selFrom * 1000) + " to " +
         duration(Math.min(selTo, endUs) * 1000));
@@ -345,6 +404,8 @@
     if (searching && nameMatch[fName[fr]]) return "rgb(230,0,230)";
     var h = hashName(S[fName[fr]]);
     var v1 = (h & 255) / 255, v2 = ((h >>> 8) & 255) / 255, v3 = ((h >>> 16) & 255) / 255;
+    // Frames whose time is mostly off CPU: blues, as in the SVG flame graph.
+    if (2 * nodeOff[x] > nodeTotal[x]) return "rgb(" + Math.round(40 + 50 * v1) + "," + Math.round(90 + 70 * v2) + "," + Math.round(220 + 35 * v3) + ")";
     if (fFlags[fr] & UNRESOLVED) { var gr = Math.round(170 + 50 * v1); return "rgb(" + gr + "," + gr + "," + gr + ")"; }
     if (fFlags[fr] & INLINED) return "rgb(" + Math.round(50 + 60 * v1) + "," + Math.round(165 + 55 * v2) + "," + Math.round(165 + 55 * v2) + ")";
     return "rgb(" + Math.round(205 + 50 * v3) + "," + Math.round(230 * v1) + "," + Math.round(55 * v2) + ")";
@@ -407,7 +468,7 @@
   }
   function describe(x) {
     var text = label(x) + "  (" + grouped(samplesOf(x)) + " samples, " + pct(totalOf(x), rootTotal) +
-      ", " + duration(totalOf(x)) + " CPU)";
+      ", " + amount(totalOf(x)) + (TIME ? " " + LABEL : "") + ")";
     if (x !== ROOT) text += "  " + location(frame[x]);
     return text;
   }
@@ -480,7 +541,7 @@
     rows.slice(0, TOP_ROWS).forEach(function (nm) {
       var tr = document.createElement("tr");
       if (searching && nameMatch[nm]) tr.className = "match";
-      [[pct(self[nm], rootTotal), "num"], [pct(total[nm], rootTotal), "num"], [duration(self[nm]), "num"],
+      [[pct(self[nm], rootTotal), "num"], [pct(total[nm], rootTotal), "num"], [amount(self[nm]), "num"],
         [S[nm], "name"], [location(where[nm]), "loc"]].forEach(function (cell) {
         var td = document.createElement("td");
         td.textContent = cell[0];
@@ -504,7 +565,22 @@
     showMatched();
     drawFlame();
     drawTable();
+    viewer.listeners.forEach(function (f) { f(); });
   }
   window.addEventListener("resize", function () { drawTimeline(); drawFlame(); });
+
+  // What the viewer's other parts (spans.js) may use: the data, the time
+  // axis, formatting, and the selection (one thread and a time range).
+  var viewer = window.strobeViewer = {
+    data: data, strings: S, endUs: endUs, duration: duration, grouped: grouped,
+    threadLabel: threadLabel,
+    select: function (k, fromUs, toUs) {
+      selThreads.fill(0); selThreads[k] = 1; anyThread = true;
+      selFrom = fromUs; selTo = toUs;
+      selectionChanged();
+    },
+    selection: function () { return { threads: selThreads, any: anyThread, from: selFrom, to: selTo }; },
+    listeners: [],
+  };
   selectionChanged();
 })();

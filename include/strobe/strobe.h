@@ -31,10 +31,22 @@
  * saying when, and the profile (the samples until then) is still kept for
  * strobe_write() and strobe_report(). After fork(), the child does not
  * profile (strobe_start() may be called again in it).
+ *
+ * Spans and roles: strobe_span_begin/strobe_span_end mark intervals of the
+ * calling thread (they nest), strobe_thread_role names the thread's job.
+ * Whoever profiles the process records them with its samples: a libstrobe
+ * session of the process itself, or `strobe record` running or attached to
+ * it. While nothing records, a span costs one load and a branch; while
+ * something does, a clock read and a store into a per-thread buffer (no
+ * lock, no allocation). A full buffer drops spans and counts them; nothing
+ * ever waits. These three functions are thread-safe but not
+ * async-signal-safe. Define STROBE_DISABLE before including this header to
+ * compile the STROBE_* macros (and strobe::Span) to nothing.
  */
 #ifndef STROBE_STROBE_H
 #define STROBE_STROBE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -55,12 +67,18 @@ typedef enum strobe_engine {
   STROBE_ENGINE_TIMER = 2, /* per-thread POSIX timers and a SIGPROF handler */
 } strobe_engine;
 
+/* Always fill with strobe_options_init() first: fields are added at the end. */
 typedef struct strobe_options {
   uint32_t frequency;      /* samples per second per thread; default 99 */
   strobe_mode mode;        /* default STROBE_MODE_CPU */
   uint32_t max_depth;      /* frames kept per sample; default 64, at most 256 */
   uint32_t buffer_samples; /* per-thread buffer, in samples; default 1024 */
   strobe_engine engine;    /* default STROBE_ENGINE_AUTO */
+  /* The sampled event, as `strobe record -e`: "cpu-clock" (NULL: the
+   * default) or "task-clock" with either engine; others ("page-faults",
+   * "cycles", ... where the machine has them) with the perf engine only. */
+  const char* event;
+  int kernel; /* 1: kernel frames too, as `strobe record -k` (perf engine) */
 } strobe_options;
 
 /* Fills *opt with the defaults. */
@@ -76,8 +94,21 @@ STROBE_API int strobe_stop(void);
 STROBE_API int strobe_running(void);
 
 /* Writes the last profile to `path` in `format` ("text", "pprof", ... as
- * `strobe report --format` accepts; NULL: from the file extension, else text). */
+ * `strobe report --format` accepts, or "db": the native recording that
+ * `strobe report`, `strobe query` and every format read; NULL: from the file
+ * extension (.db is a recording), else text). */
 STROBE_API int strobe_write(const char* path, const char* format);
+
+/* Like strobe_write, for the running session: writes what was sampled so
+ * far and keeps sampling (the last profile when none runs). */
+STROBE_API int strobe_snapshot(const char* path, const char* format);
+
+/* The last profile in `format` (as strobe_write; NULL: text) into a buffer
+ * the caller frees with free(): *data, *size bytes. */
+STROBE_API int strobe_write_mem(const char* format, void** data, size_t* size);
+
+/* The last profile in `format` (NULL: text) written to `out` (not closed). */
+STROBE_API int strobe_write_file(FILE* out, const char* format);
 
 /* Prints the text report of the last profile to `out`. */
 STROBE_API int strobe_report(FILE* out);
@@ -89,7 +120,7 @@ STROBE_API const char* strobe_engine_name(void);
  * buffer was full or the kernel lost them. */
 STROBE_API uint64_t strobe_dropped_samples(void);
 
-/* Samples kept in the last profile. */
+/* Samples of the running session so far, or kept in the last profile. */
 STROBE_API uint64_t strobe_sample_count(void);
 
 /* The last error on this thread ("" when none). */
@@ -101,6 +132,28 @@ STROBE_API const char* strobe_last_error(void);
  * port; strobe_http_port() tells which. */
 STROBE_API int strobe_serve_http(const char* addr);
 STROBE_API int strobe_http_port(void);
+
+/* A span named `name` begins on the calling thread; spans nest. `name` must
+ * outlive the process (a string literal): it is interned by address. */
+STROBE_API void strobe_span_begin(const char* name);
+/* The calling thread's innermost open span ends. */
+STROBE_API void strobe_span_end(void);
+/* The calling thread's role in the program: ("worker", 3) shows as
+ * "worker 3"; index < 0 for none ("dispatcher"). At most 63 bytes kept. */
+STROBE_API void strobe_thread_role(const char* role, int index);
+/* Spans of the running (or last) session it did not record: a thread's
+ * buffer was full, they nested deeper than 64, or no buffer was free. */
+STROBE_API uint64_t strobe_dropped_spans(void);
+
+#ifdef STROBE_DISABLE
+#define STROBE_SPAN_BEGIN(name) ((void)0)
+#define STROBE_SPAN_END() ((void)0)
+#define STROBE_THREAD_ROLE(role, index) ((void)0)
+#else
+#define STROBE_SPAN_BEGIN(name) strobe_span_begin(name)
+#define STROBE_SPAN_END() strobe_span_end()
+#define STROBE_THREAD_ROLE(role, index) strobe_thread_role((role), (index))
+#endif
 
 #ifdef __cplusplus
 }

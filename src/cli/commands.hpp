@@ -23,5 +23,6 @@ Runner addReportCommand(CLI::App& app);
 Runner addSymbolizeCommand(CLI::App& app);
 Runner addQueryCommand(CLI::App& app);
 Runner addListCommand(CLI::App& app);
+Runner addAnnotateCommand(CLI::App& app);
 
 }  // namespace strobe::cli

@@ -12,7 +12,8 @@ inline constexpr int kExitError = 1;        // anything else that failed
 inline constexpr int kExitUsage = 2;        // bad arguments
 inline constexpr int kExitPermission = 3;   // the kernel refused perf_event_open
 inline constexpr int kExitUnsupported = 4;  // no PMU / kernel lacks a feature
-inline constexpr int kExitAmbiguous = 5;    // several processes match record -P NAME
+// Several processes match -P NAME, or several functions annotate's FUNCTION.
+inline constexpr int kExitAmbiguous = 5;
 // record: the recording cannot be written where -o says. Found before the
 // command starts (it then never runs), or at the end (what was recorded is
 // then kept elsewhere, as the message says); never the command's status.
@@ -24,9 +25,10 @@ inline constexpr const char* kExitCodesHelp =
     "Exit status: record and top -- CMD return the command's own status (128+N\n"
     "if it died of signal N); 1 error, 2 usage error, 3 permission denied by the\n"
     "kernel (perf_event_paranoid, capabilities), 4 event (or, for top, terminal)\n"
-    "not supported here, 5 several processes match -P NAME, 6 the recording\n"
-    "cannot be written where -o says (record), 126 command not executable,\n"
-    "127 command, pid or process name not found.";
+    "not supported here, 5 several processes match -P NAME (or functions match\n"
+    "annotate's FUNCTION), 6 the recording cannot be written where -o says\n"
+    "(record), 126 command not executable, 127 command, pid or process name not\n"
+    "found.";
 
 inline int exitCodeFor(const Error& e) {
   switch (e.kind) {

@@ -84,6 +84,7 @@ int main(int argc, char** argv) {
       {"symbolize", [&] { return addSymbolizeCommand(app); }},
       {"query", [&] { return addQueryCommand(app); }},
       {"list", [&] { return addListCommand(app); }},
+      {"annotate", [&] { return addAnnotateCommand(app); }},
   };
   const auto named = std::find_if(std::begin(subcommands), std::end(subcommands), [&](auto& s) {
     return !args.empty() && args.front() == s.first;

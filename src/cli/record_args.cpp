@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "base/duration.hpp"
 #include "base/log.hpp"
 #include "base/terminal_text.hpp"
 #include "cli/call_graph.hpp"
@@ -171,6 +172,11 @@ void addSamplingOptions(CLI::App* sub, RecordArgs& a) {
   sub->add_flag("-k,--kernel", a.kernel, "Also sample kernel code and kernel call stacks");
   sub->add_flag("--no-inherit", a.no_inherit,
                 "With a command: do not follow its new threads and child processes");
+  sub->add_flag("--off-cpu", a.off_cpu,
+                "Also record where threads wait off CPU (blocked or preempted) and for how long");
+  sub->add_option("--off-cpu-min", a.off_cpu_min,
+                  "With --off-cpu: count off-CPU intervals shorter than this without storing "
+                  "them (default 100us; 0 keeps all)");
 }
 
 int toRecordOptions(const RecordArgs& a, const CommandUsage& u, record::RecordOptions& opt) {
@@ -252,6 +258,19 @@ int toRecordOptions(const RecordArgs& a, const CommandUsage& u, record::RecordOp
   opt.inherit = !a.no_inherit;
   opt.system_wide = a.all_cpus;
   opt.attach_mode = attachModeFromEnv();
+  opt.off_cpu = a.off_cpu;
+  if (!a.off_cpu_min.empty()) {
+    if (!a.off_cpu) {
+      logError("--off-cpu-min applies to off-CPU recording only", "add --off-cpu");
+      return kExitUsage;
+    }
+    auto d = parseDuration(a.off_cpu_min);
+    if (!d) {
+      logError(d.error());
+      return kExitUsage;
+    }
+    opt.off_cpu_min_ns = *d;
+  }
   if (!a.duration.empty()) {
     auto d = record::parseSessionDuration(a.duration);
     if (!d) {

@@ -32,6 +32,8 @@ struct RecordArgs {
   bool kernel = false;  // -k
   bool no_inherit = false;
   bool frequency_given = false;
+  bool off_cpu = false;     // --off-cpu
+  std::string off_cpu_min;  // --off-cpu-min DUR ("": the default)
 };
 
 // How a subcommand words its usage errors.
@@ -41,7 +43,8 @@ struct CommandUsage {
   std::string dashes;   // "usage: strobe record [OPTIONS] -- CMD [ARGS]"
 };
 
-// Registers -F, -g, --mmap-pages, -p, -P, -d, -e, -c, -k and --no-inherit on `sub`.
+// Registers -F, -g, --mmap-pages, -p, -P, -d, -e, -c, -k, --no-inherit,
+// --off-cpu and --off-cpu-min on `sub`.
 void addSamplingOptions(CLI::App* sub, RecordArgs& a);
 
 // Fills a.command from what followed "--" (has_dashes) or else from the

@@ -1,5 +1,5 @@
 // strobe record [-F HZ | -c N] [-e EVENT] [-g fp|dwarf[,BYTES]|auto|none] [-k] [-d DUR]
-//               [-o FILE] [--mmap-pages N] [--no-inherit]
+//               [-o FILE] [--mmap-pages N] [--no-inherit] [--off-cpu [--off-cpu-min DUR]]
 //               (-- CMD ARGS | -p PID,... | -P NAME | -a)
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <span>
 
 #include "base/log.hpp"
 #include "base/terminal_text.hpp"
@@ -19,11 +20,14 @@
 #include "cli/record_args.hpp"
 #include "cli/record_output.hpp"
 #include "model/aggregate.hpp"
+#include "output/span_table.hpp"
+#include "model/measure.hpp"
 #include "output/stack_completeness.hpp"
 #include "output/text_report.hpp"
 #include "output/unsampled_threads.hpp"
 #include "record/proc.hpp"
 #include "record/session.hpp"
+#include "record/wait_reason.hpp"
 #include "store/store.hpp"
 #include "symbolize/symbolizer.hpp"
 
@@ -40,10 +44,41 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
                   const std::string& path) {
   const model::Meta& m = p.meta();
   const model::Totals t = model::totals(p);
-  double cpu_s = static_cast<double>(t.weight) / 1e9;
-  double rate = cpu_s > 0 ? static_cast<double>(t.samples) / cpu_s : 0.0;
+  const model::TimeSplit split = model::timeSplit(std::span<const model::Sample>(p.samples()));
+  double cpu_s = static_cast<double>(split.cpu_ns) / 1e9;
+  double rate = cpu_s > 0 ? static_cast<double>(split.cpu_samples) / cpu_s : 0.0;
   std::FILE* err = stderr;
-  if (model::isTimeEvent(m.event)) {
+  if (m.off_cpu != 0) {
+    fmt::print(err,
+               "strobe: recorded {} ({}), {} threads, {} samples, {:.0f} samples per CPU-second, "
+               "{} lost; {} off-CPU intervals\n",
+               output::formatTarget(m), output::formatDuration(m.duration_ns), t.threads,
+               split.cpu_samples, rate, out.stats.lost, split.off_cpu_samples);
+    // The header's time and off-CPU lines, without its per-thread table,
+    // each as "strobe: LABEL: TEXT".
+    std::string header = output::offCpuHeader(p, 0);
+    header = header.substr(0, header.find("  THREAD"));
+    std::string label;
+    for (size_t at = 0; at < header.size();) {
+      size_t nl = header.find('\n', at);
+      std::string line = header.substr(at, nl == std::string::npos ? nl : nl - at);
+      at = nl == std::string::npos ? header.size() : nl + 1;
+      size_t colon = line.find(':');
+      if (line.front() != ' ' && colon != std::string::npos) {
+        label = line.substr(0, colon);
+        line = line.substr(colon + 1);
+      }
+      fmt::print(err, "strobe: {}: {}\n", label, line.substr(line.find_first_not_of(' ')));
+    }
+    const uint64_t switches = out.stats.switch_samples + out.stats.switch_lost;
+    if (switches != 0 && out.stats.switch_lost * 100 > switches) {
+      logWarning(fmt::format("{:.1f}% of context-switch records were lost: off-CPU time is "
+                             "missing for those switches",
+                             100.0 * static_cast<double>(out.stats.switch_lost) /
+                                 static_cast<double>(switches)),
+                 "enlarge the ring (--mmap-pages 512 or more)");
+    }
+  } else if (model::isTimeEvent(m.event)) {
     fmt::print(err,
                "strobe: recorded {} ({}), {} threads, {} samples, {:.0f} samples per CPU-second, "
                "{} lost\n",
@@ -61,7 +96,9 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
   };
   double lost_share = share(out.stats.lost, t.samples);
   double worst = 0;
-  for (const auto& r : out.rings) worst = std::max(worst, share(r.lost, r.samples));
+  for (const auto& r : out.rings) {
+    if (!r.off_cpu) worst = std::max(worst, share(r.lost, r.samples));  // switch records: above
+  }
   if (lost_share > kLostWarnShare || worst > kLostWarnShare) {
     // The rate named is the overall one, or the worst ring's when only one ring fell behind.
     logWarning(fmt::format("{:.1f}% of samples were lost: strobe did not drain the ring in time",
@@ -81,6 +118,7 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
       !s.empty() && m.unsampled_count * 100 > t.weight) {
     logWarning(s, "raise -F (e.g. -F 999) to sample short-lived threads");
   }
+  if (std::string s = output::spansLine(p); !s.empty()) fmt::print(err, "strobe: spans: {}\n", s);
   fmt::print(err, "strobe: wrote {}; top functions:\n", terminalSafe(path));
   output::TextOptions opt;
   opt.top = 10;
@@ -90,6 +128,7 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
 int runRecordChecked(RecordArgs& a) {
   record::RecordOptions opt;
   if (int rc = toRecordOptions(a, kUsage, opt); rc != 0) return rc;
+  opt.spans = true;  // programs linked with libstrobe send their spans and roles
   // The output is checked, and the recording streamed to it, before the
   // command starts (record_output.hpp).
   std::unique_ptr<RecordOutput> output = RecordOutput::open(a.output);
@@ -129,6 +168,8 @@ int runRecordChecked(RecordArgs& a) {
   auto wall0 = std::chrono::steady_clock::now();
   symbolize::Symbolizer symbolizer(std::move(sym_options));
   if (auto st = symbolizer.symbolize(profile); !st) logWarning(st.error().describe());
+  // --off-cpu: why each thread blocked, from its symbolized stack.
+  if (opt.off_cpu) record::applyWaitReasons(profile);
   for (const std::string& w : symbolizer.warnings()) logWarning(w);
   if (timings) {
     struct rusage ru1 {};
@@ -143,6 +184,16 @@ int runRecordChecked(RecordArgs& a) {
                "strobe: timings: symbolization of {} locations in {} modules: {:.1f} ms CPU, "
                "{:.1f} ms wall\n",
                profile.locations().size(), profile.modules().size(), cpu_ms, wall_ms);
+  }
+
+  // What annotate needs after the binaries are gone (model/code.hpp).
+  auto code0 = std::chrono::steady_clock::now();
+  const uint64_t code_bytes = symbolizer.keepCode(profile);
+  if (std::getenv("STROBE_DEBUG") != nullptr) {
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - code0).count();
+    std::fprintf(stderr, "strobe: debug: kept the code of %zu functions, %llu bytes, in %.1f ms\n",
+                 profile.code().size(), static_cast<unsigned long long>(code_bytes), ms);
   }
 
   const int written = output->write(profile);

@@ -1,4 +1,5 @@
 // strobe report [FILE] [--format F] [-o OUT] [--by ...] [--top N] [filters]
+#include <climits>
 #include <cstdio>
 #include <memory>
 
@@ -8,7 +9,9 @@
 #include "base/log.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "model/address_table.hpp"
 #include "model/filter.hpp"
+#include "model/measure.hpp"
 #include "output/format.hpp"
 #include "output/text_report.hpp"
 #include "store/store.hpp"
@@ -16,6 +19,8 @@
 
 namespace strobe::cli {
 namespace {
+
+constexpr long long kNotGiven = LLONG_MIN;
 
 struct ReportArgs {
   std::string file = "strobe.db";
@@ -31,12 +36,19 @@ struct ReportArgs {
   bool tree = false;
   bool per_thread = false;
   std::string callers, callees;
+  uint64_t bucket = 0;  // --bucket BYTES; 0: not given
+  bool spans = false;
+  std::string span;
+  long long slowest = kNotGiven;
+  std::string longer_than;
+  std::string view;  // --view cpu|off-cpu|wall ("": the recording's own)
 };
 
 Result<model::GroupBy> parseGroupBy(const std::string& by) {
   if (std::optional<model::GroupBy> g = model::parseGroupBy(by)) return *g;
   return makeError("unknown --by '" + by + "'",
-                   "use --by function, line, file, module, thread or process", ErrorKind::kUsage);
+                   "use --by function, line, file, module, thread, process or address",
+                   ErrorKind::kUsage);
 }
 
 int fail(const Error& e) {
@@ -57,6 +69,18 @@ int runReport(const ReportArgs& a) {
   auto by = parseGroupBy(a.by);
   if (!by) return fail(by.error());
   opt.by = *by;
+  if (a.bucket != 0 && opt.by != model::GroupBy::kAddress) {
+    return fail(makeError("--bucket needs --by address", "add --by address, or drop --bucket",
+                          ErrorKind::kUsage));
+  }
+  if (a.bucket != 0 && !model::validBucket(a.bucket)) {
+    return fail(
+        makeError("--bucket " + std::to_string(a.bucket) + " is not a power of two from 1 to " +
+                      std::to_string(model::kMaxBucket),
+                  "use e.g. --bucket 16 (powers of two align alike in the file and in memory)",
+                  ErrorKind::kUsage));
+  }
+  if (a.bucket != 0) opt.bucket = a.bucket;
   if (!a.since.empty()) {
     auto d = parseDuration(a.since);
     if (!d) return fail(d.error());
@@ -69,6 +93,39 @@ int runReport(const ReportArgs& a) {
   }
   opt.filter.tids = a.tids;
   opt.filter.threads = a.threads;
+  opt.spans = a.spans;
+  if ((a.slowest != kNotGiven || !a.longer_than.empty()) && a.span.empty()) {
+    logError(
+        std::string(a.slowest != kNotGiven ? "--slowest" : "--longer-than") + " needs --span NAME",
+        "name the spans: --span request --slowest 20");
+    return kExitUsage;
+  }
+  if (!a.span.empty()) {
+    model::SpanSelection sel;
+    sel.name = a.span;
+    if (a.slowest != kNotGiven) {
+      if (a.slowest <= 0) {
+        logError("--slowest " + std::to_string(a.slowest) + " keeps no span",
+                 "give how many of the slowest spans to keep, at least 1");
+        return kExitUsage;
+      }
+      sel.slowest = static_cast<size_t>(a.slowest);
+    }
+    if (!a.longer_than.empty()) {
+      auto d = parseDuration(a.longer_than);
+      if (!d) return fail(d.error());
+      sel.longer_than_ns = *d;
+    }
+    opt.filter.span = sel;
+  }
+  if (!a.view.empty()) {
+    std::optional<model::View> v = model::parseView(a.view);
+    if (!v) {
+      logError("unknown --view '" + a.view + "'", "use --view cpu, off-cpu or wall");
+      return kExitUsage;
+    }
+    opt.view = *v;
+  }
 
   output::Format format = output::Format::kText;
   if (!a.format.empty()) {
@@ -104,6 +161,13 @@ int runReport(const ReportArgs& a) {
     if (auto st = symbolizer.symbolize(*profile); !st) logWarning(st.error().describe());
     for (const std::string& w : symbolizer.warnings()) logWarning(w);
   }
+  // --by address names addresses function+offset from the kept code ranges.
+  if (opt.by == model::GroupBy::kAddress) {
+    if (auto code = store::readCode(a.file, *profile); !code) {
+      logWarning(code.error().describe() + ": rows show functions without offsets",
+                 code.error().hint);
+    }
+  }
 
   std::FILE* out = stdout;
   if (!a.output.empty()) {
@@ -133,21 +197,35 @@ Runner addReportCommand(CLI::App& app) {
   sub->add_option("-f,--format", args->format,
                   output::formatList() + " (default: from -o's extension, else text)");
   sub->add_option("-o,--output", args->output, "Write to this file instead of stdout");
-  sub->add_option("--by", args->by, "Group by: function, line, file, module, thread or process")
+  sub->add_option("--by", args->by,
+                  "Group by: function, line, file, module, thread, process or address")
       ->capture_default_str();
+  sub->add_option("--bucket", args->bucket,
+                  "--by address: one row per aligned bucket of BYTES (a power of two, <= 4096)");
   sub->add_option("--top", args->top, "Rows to show (0: all)")->capture_default_str();
   sub->add_option("--threshold", args->threshold,
                   "Hide rows and tree nodes below this percentage of the total");
   sub->add_option("--since", args->since, "Only samples from this time after the start (1.5s)");
   sub->add_option("--until", args->until, "Only samples before this time after the start");
   sub->add_option("--tid", args->tids, "Only these threads (repeatable)");
-  sub->add_option("--thread", args->threads, "Only threads whose name matches (glob; repeatable)");
+  sub->add_option("--thread", args->threads,
+                  "Only threads whose name or role matches (glob; repeatable)");
   sub->add_flag("--no-inline", args->no_inline, "Fold inlined functions into their caller");
   sub->add_flag("--tree", args->tree, "text: the top-down call tree (TOTAL%, SELF%)");
   sub->add_option("--callers", args->callers, "text: who calls this function, with shares");
   sub->add_option("--callees", args->callees, "text: what this function calls, with shares");
   sub->add_flag("--per-thread", args->per_thread,
                 "folded, flamegraph: root stacks at their thread");
+  sub->add_flag("--spans", args->spans,
+                "One row per span name: count, durations, CPU inside (text, json, csv)");
+  sub->add_option("--span", args->span,
+                  "Only samples taken on a span's own thread while a span of this name was open");
+  sub->add_option("--slowest", args->slowest, "With --span: only the N longest spans");
+  sub->add_option("--longer-than", args->longer_than,
+                  "With --span: only spans longer than this (e.g. 10ms)");
+  sub->add_option("--view", args->view,
+                  "Which time to show: cpu, off-cpu or wall (cpu + off-cpu); default: wall for "
+                  "a recording made with --off-cpu, else cpu");
   return [args] { return runReport(*args); };
 }
 

@@ -16,6 +16,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "symbolize/addr2line.hpp"
+#include "symbolize/address_text.hpp"
 
 namespace strobe::cli {
 namespace {
@@ -26,31 +27,6 @@ struct SymbolizeArgs {
   bool json = false;
   std::vector<std::string> addresses;
 };
-
-// As binutils' bfd_scan_vma(s, NULL, 16): blanks, then hex digits with an
-// optional 0x and '+'; anything unparsable, a '-' sign included, reads as 0.
-uint64_t parseAddress(const char* s) {
-  // The usual line, "0x" and up to 16 hex digits, read here: strtoull's
-  // locale and sign handling cost more than the lookup of the address.
-  if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    uint64_t v = 0;
-    int n = 0;
-    for (const char* p = s + 2;; ++p, ++n) {
-      unsigned d;
-      if (*p >= '0' && *p <= '9') {
-        d = static_cast<unsigned>(*p - '0');
-      } else if ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'f') {
-        d = static_cast<unsigned>((*p | 0x20) - 'a' + 10);
-      } else {
-        if (*p == '\0' && n > 0 && n <= 16) return v;
-        break;
-      }
-      v = v << 4 | d;
-    }
-  }
-  while (*s == ' ' || (*s >= '\t' && *s <= '\r')) ++s;
-  return *s == '-' ? 0 : std::strtoull(s, nullptr, 16);
-}
 
 // Output is written in pieces of about this size. To a file on ext4
 // (Linux 6.18, which caches file data in large folios), 1 MB writes took
@@ -96,7 +72,7 @@ int runSymbolize(const SymbolizeArgs& a) {
   };
   std::vector<uint64_t> batch;
   if (!a.addresses.empty()) {
-    for (const std::string& s : a.addresses) batch.push_back(parseAddress(s.c_str()));
+    for (const std::string& s : a.addresses) batch.push_back(symbolize::parseAddress(s.c_str()));
     return answer(batch) ? 0 : cannotWrite();
   }
   // stdin: read what is there, answer every complete line, read again.
@@ -111,12 +87,12 @@ int runSymbolize(const SymbolizeArgs& a) {
     size_t start = 0;
     for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
       pending[nl] = '\0';
-      batch.push_back(parseAddress(pending.c_str() + start));
+      batch.push_back(symbolize::parseAddress(pending.c_str() + start));
     }
     pending.erase(0, start);
     if (!answer(batch)) return cannotWrite();
   }
-  if (!pending.empty() && !answer({parseAddress(pending.c_str())})) return cannotWrite();
+  if (!pending.empty() && !answer({symbolize::parseAddress(pending.c_str())})) return cannotWrite();
   // Every answer is written and flushed. Freeing the index, libdw's tables
   // and the memoized names took about half a millisecond, a fiftieth of a
   // run (docs/BENCHMARKS.md); the kernel reclaims them at once.

@@ -1,5 +1,5 @@
 // strobe top [-F HZ | -c N] [-e EVENT] [-g MODE] [-k] [-d DUR] [--interval DUR]
-//            [--by function|line|module|thread] [--window DUR] [--top N]
+//            [--by function|line|module|thread] [--window DUR] [--top N] [--view V]
 //            [--batch] [-n N] (-- CMD ARGS | -p PID,... | -P NAME)
 #include <unistd.h>
 
@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/record_args.hpp"
+#include "model/measure.hpp"
 #include "record/options.hpp"
 #include "record/session.hpp"
 #include "tui/live_top.hpp"
@@ -31,9 +32,19 @@ struct TopArgs {
   size_t top = 20;
   bool batch = false;
   size_t snapshots = 0;  // -n; 0: until the target ends
+  std::string view;      // --view cpu|off-cpu|wall ("": cpu, or wall with --off-cpu)
 };
 
 int runTop(TopArgs& a) {
+  if (!a.view.empty()) {
+    std::optional<model::View> v = model::parseView(a.view);
+    if (!v) {
+      logError("unknown --view '" + a.view + "'", "use --view cpu, off-cpu or wall");
+      return kExitUsage;
+    }
+    // Off-CPU and wall time need the off-CPU event.
+    if (*v != model::View::kCpu) a.rec.off_cpu = true;
+  }
   record::RecordOptions opt;
   if (int rc = toRecordOptions(a.rec, kUsage, opt); rc != 0) return rc;
   tui::LiveOptions live;
@@ -62,6 +73,7 @@ int runTop(TopArgs& a) {
     return kExitUsage;
   }
   live.view.view.top = a.top;
+  if (!a.view.empty()) live.view.view.view = *model::parseView(a.view);
   live.max_snapshots = a.snapshots;
   live.interactive = !a.batch && ::isatty(STDOUT_FILENO) != 0 && ::isatty(STDIN_FILENO) != 0;
   if (live.interactive) {
@@ -108,6 +120,9 @@ Runner addTopCommand(CLI::App& app, bool has_dashes, std::vector<std::string> co
                 "Print a text snapshot every interval instead of the interactive screen "
                 "(the default when stdout is not a terminal)");
   sub->add_option("-n,--snapshots", args->snapshots, "Batch mode: stop after N snapshots");
+  sub->add_option("--view", args->view,
+                  "Which time to show: cpu, off-cpu (where threads wait) or wall (both); "
+                  "off-cpu and wall record off-CPU time (as --off-cpu)");
   sub->add_option("command", args->rec.command, "The command to profile and its arguments");
   sub->prefix_command();
   sub->footer(

@@ -1,4 +1,6 @@
 // The C ABI of include/strobe/strobe.h over session.hpp and writer.hpp.
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "inproc/http_server.hpp"
@@ -34,6 +36,8 @@ void strobe_options_init(strobe_options* opt) {
   opt->max_depth = 64;
   opt->buffer_samples = 1024;
   opt->engine = STROBE_ENGINE_AUTO;
+  opt->event = nullptr;
+  opt->kernel = 0;
 }
 
 int strobe_start(const strobe_options* opt) {
@@ -45,6 +49,8 @@ int strobe_start(const strobe_options* opt) {
   o.mode = c.mode == STROBE_MODE_WALL ? strobe::inproc::Mode::kWall : strobe::inproc::Mode::kCpu;
   o.max_depth = c.max_depth;
   o.buffer_samples = c.buffer_samples;
+  if (c.event != nullptr) o.event = c.event;
+  o.kernel = c.kernel != 0;
   switch (c.engine) {
     case STROBE_ENGINE_PERF:
       o.engine = strobe::inproc::EngineKind::kPerf;
@@ -79,6 +85,54 @@ int strobe_write(const char* path, const char* format) {
   return check(strobe::inproc::withLastProfile([&](const strobe::model::Profile& prof) {
     return strobe::inproc::writeProfileFile(prof, f, p);
   }));
+}
+
+int strobe_snapshot(const char* path, const char* format) {
+  if (path == nullptr || *path == '\0') {
+    return fail(strobe::makeError("no output path given", "pass a file name to strobe_snapshot",
+                                  strobe::ErrorKind::kUsage));
+  }
+  std::string p = path;
+  std::string f = format != nullptr ? format : "";
+  return check(strobe::inproc::withSnapshot([&](const strobe::model::Profile& prof) {
+    return strobe::inproc::writeProfileFile(prof, f, p);
+  }));
+}
+
+int strobe_write_mem(const char* format, void** data, size_t* size) {
+  if (data == nullptr || size == nullptr) {
+    return fail(strobe::makeError("no place for the profile given",
+                                  "pass the addresses of a void* and a size_t",
+                                  strobe::ErrorKind::kUsage));
+  }
+  *data = nullptr;
+  *size = 0;
+  std::string f = format != nullptr ? format : "text";
+  return check(strobe::inproc::withLastProfile([&](const strobe::model::Profile& prof) {
+    auto bytes = strobe::inproc::profileBytes(prof, f);
+    if (!bytes.ok()) return strobe::Status(bytes.takeError());
+    void* buf = std::malloc(bytes->empty() ? 1 : bytes->size());
+    if (buf == nullptr) return strobe::Status(strobe::makeError("out of memory for the profile"));
+    std::memcpy(buf, bytes->data(), bytes->size());
+    *data = buf;
+    *size = bytes->size();
+    return strobe::Status();
+  }));
+}
+
+int strobe_write_file(FILE* out, const char* format) {
+  if (out == nullptr) {
+    return fail(strobe::makeError("no output stream given", "pass an open FILE*",
+                                  strobe::ErrorKind::kUsage));
+  }
+  std::string f = format != nullptr ? format : "text";
+  return check(strobe::inproc::withLastProfile([&](const strobe::model::Profile& prof) {
+    return strobe::inproc::writeProfileStream(prof, f, out);
+  }));
+}
+
+uint64_t strobe_dropped_spans(void) {
+  return strobe::inproc::droppedSpans();
 }
 
 int strobe_report(FILE* out) {

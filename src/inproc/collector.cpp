@@ -11,12 +11,15 @@
 #include <fstream>
 #include <sstream>
 
+#include "perf/records.hpp"
+#include "model/measure.hpp"
 #include "symbolize/symbolizer.hpp"
 
 namespace strobe::inproc {
 namespace {
 
 constexpr uint32_t kRoot = UINT32_MAX;
+constexpr const char* kKernelModule = "[kernel.kallsyms]";
 
 struct MapEntry {
   uint64_t start, end, pgoff;
@@ -117,6 +120,22 @@ void Collector::noteThread(int32_t tid) {
   if (!name.empty() || !thread_names_.contains(tid)) thread_names_[tid] = std::move(name);
 }
 
+void Collector::addSpan(const channel::SpanEvent& s) {
+  auto it = span_name_ids_.find(s.name);
+  if (it == span_name_ids_.end()) {
+    it = span_name_ids_.emplace(std::string(s.name), static_cast<uint32_t>(span_names_.size()))
+             .first;
+    span_names_.emplace_back(s.name);
+  }
+  spans_.push_back(RawSpan{s.tid, s.depth, s.start_ns, s.end_ns, it->second});
+  if (!thread_names_.contains(s.tid)) noteThread(s.tid);
+}
+
+void Collector::setRole(int32_t tid, std::string role) {
+  roles_[tid] = std::move(role);
+  if (!thread_names_.contains(tid)) noteThread(tid);
+}
+
 model::Profile Collector::toProfile(const SessionInfo& info,
                                     std::vector<std::string>* warnings) const {
   model::Profile p;
@@ -133,6 +152,7 @@ model::Profile Collector::toProfile(const SessionInfo& info,
   m.target_cpu_ns = info.process_cpu_ns;
   m.refused_threads = info.refused_threads;
   m.refused_reason = info.refused_reason;
+  m.dropped_spans = info.dropped_spans;
   m.stopped_reason = info.stopped_reason;
   m.kernel = readLine("/proc/sys/kernel/osrelease");
   m.hostname = readLine("/proc/sys/kernel/hostname");
@@ -154,7 +174,12 @@ model::Profile Collector::toProfile(const SessionInfo& info,
   for (size_t i = 0; i < nodes_.size(); ++i) {
     const Node& n = nodes_[i];
     model::LocationId loc;
-    if (const MapEntry* e = findMap(maps, n.address)) {
+    if (perf::isKernelAddress(n.address)) {
+      // Kernel frames (the kernel option) are named from /proc/kallsyms.
+      auto [it, inserted] = modules.try_emplace(kKernelModule, 0);
+      if (inserted) it->second = p.internModule(kKernelModule, "");
+      loc = p.internLocation(it->second, n.address, n.address);
+    } else if (const MapEntry* e = findMap(maps, n.address)) {
       auto [it, inserted] = modules.try_emplace(e->path, 0);
       if (inserted) it->second = p.internModule(e->path, "");
       loc = p.internLocation(it->second, n.address - e->start + e->pgoff, n.address);
@@ -165,11 +190,26 @@ model::Profile Collector::toProfile(const SessionInfo& info,
     stack_of[i] = p.internStack(parent, loc);
   }
   for (const auto& [tid, name] : thread_names_) {
-    p.setThread(model::Thread{tid, m.pid, name});
+    auto role = roles_.find(tid);
+    p.setThread(model::Thread{tid, m.pid, name, role != roles_.end() ? role->second : ""});
   }
+  // Spans from the session's start on (a span open at the start was not
+  // recorded: see spans.hpp), times relative to it like the samples'.
+  std::vector<model::StringId> span_name(span_names_.size());
+  for (size_t i = 0; i < span_names_.size(); ++i) span_name[i] = p.internString(span_names_[i]);
+  for (const RawSpan& s : spans_) {
+    auto rel = [&](uint64_t t) {
+      return t >= info.start_monotonic_ns ? t - info.start_monotonic_ns : 0;
+    };
+    p.addSpan(model::Span{s.tid, s.depth, rel(s.start_ns), rel(s.end_ns), span_name[s.name]});
+  }
+  // Wall mode samples wall-clock time, cpu mode CPU time (model/measure.hpp).
+  const model::SampleKind kind = model::kindOfEvent(m.event);
   for (const RawSample& s : samples_) {
     uint64_t t = s.time_ns >= info.start_monotonic_ns ? s.time_ns - info.start_monotonic_ns : 0;
-    p.addSample(model::Sample{t, s.tid, 0, stack_of[s.leaf], s.weight});
+    model::Sample sample{t, s.tid, 0, stack_of[s.leaf], s.weight};
+    sample.kind = kind;
+    p.addSample(sample);
   }
   symbolize::Symbolizer sym;
   Status st = sym.symbolize(p);

@@ -13,9 +13,11 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "channel/consumer.hpp"
 #include "model/profile.hpp"
 
 namespace strobe::inproc {
@@ -31,6 +33,7 @@ struct SessionInfo {
   uint64_t process_cpu_ns = 0;   // the whole process's CPU during the session
   uint64_t refused_threads = 0;  // threads the engine could not sample
   std::string refused_reason;    // the first refusal's error
+  uint64_t dropped_spans = 0;    // spans the session's reader did not get
   std::string stopped_reason;    // why sampling stopped early (Engine::stoppedReason)
 };
 
@@ -39,6 +42,9 @@ class Collector {
   void add(int32_t tid, uint64_t time_ns, uint64_t weight, const uint64_t* frames, uint32_t n);
   // Remembers a thread's name (read from /proc now); later calls update it.
   void noteThread(int32_t tid);
+  // A span of the program (times CLOCK_MONOTONIC), and a thread's role.
+  void addSpan(const channel::SpanEvent& s);
+  void setRole(int32_t tid, std::string role);
 
   [[nodiscard]] size_t sampleCount() const { return samples_.size(); }
 
@@ -71,6 +77,24 @@ class Collector {
   std::vector<RawSample> samples_;
   std::unordered_map<int32_t, std::string> thread_names_;
   std::vector<uint64_t> scratch_;
+  struct RawSpan {
+    int32_t tid;
+    uint32_t depth;
+    uint64_t start_ns;
+    uint64_t end_ns;
+    uint32_t name;  // index into span_names_
+  };
+  std::vector<RawSpan> spans_;
+  std::vector<std::string> span_names_;
+  // Looked up by string_view: no allocation per span.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+  std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> span_name_ids_;
+  std::unordered_map<int32_t, std::string> roles_;
 
   uint32_t intern(uint32_t parent, uint64_t address);
 };

@@ -38,6 +38,10 @@ struct Options {
   uint32_t max_depth = 64;
   uint32_t buffer_samples = 1024;
   EngineKind engine = EngineKind::kAuto;
+  // The sampled event (perf's names, as `strobe record -e`): cpu-clock and
+  // task-clock with either engine, any other only with perf.
+  std::string event = "cpu-clock";
+  bool kernel = false;  // kernel frames too (perf engine only), as `record -k`
 };
 
 class Engine {

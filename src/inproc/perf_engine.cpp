@@ -56,8 +56,9 @@ class PerfEngine final : public EngineWithThreads<PerfThread> {
  public:
   explicit PerfEngine(const Options& o) : opt_(o) {
     perf::EventSpec spec;
-    spec.name = "cpu-clock";
+    spec.name = o.event;
     spec.frequency = o.frequency;
+    spec.kernel = o.kernel;
     attr_ = perf::makeAttr(spec, /*inherit=*/false, /*enable_on_exec=*/false);
     // Addresses are resolved with /proc/self/maps after stop: no side band.
     attr_.mmap = attr_.mmap2 = attr_.comm = attr_.comm_exec = attr_.task = 0;
@@ -159,15 +160,23 @@ class PerfEngine final : public EngineWithThreads<PerfThread> {
       const auto* s = std::get_if<perf::SampleRecord>(&*rec);
       if (s == nullptr) return;
       uint32_t n = 0;
+      uint32_t kernel_frames = 0;  // leaf-most, with opt_.kernel
       bool user = false;
+      bool kernel = false;
       for (uint64_t i = 0; i < s->callchain_len && n < frames_.size(); ++i) {
         uint64_t v = s->callchain[i];
         if (perf::isContextMarker(v)) {
           user = v == perf::kContextUser;
+          kernel = v == perf::kContextKernel;
+          continue;
+        }
+        if (kernel && opt_.kernel && n == kernel_frames) {
+          frames_[n++] = v;
+          ++kernel_frames;
           continue;
         }
         if (!user) continue;
-        if (v == 0 && n > 0) break;  // the zeroed frame at a thread's entry
+        if (v == 0 && n > kernel_frames) break;  // the zeroed frame at a thread's entry
         frames_[n++] = v;
       }
       if (n == 0) frames_[n++] = s->ip;

@@ -11,11 +11,15 @@
 #include <chrono>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <set>
 
 #include "base/clock.hpp"
 #include "base/fd.hpp"
 #include "inproc/collector.hpp"
+#include "inproc/spans.hpp"
+#include "model/spans.hpp"
+#include "perf/event.hpp"
 
 namespace strobe::inproc {
 namespace {
@@ -30,7 +34,29 @@ struct Running {
   Fd wake;                    // an eventfd: stop() writes it to end the drain thread's wait
   std::set<int32_t> refused;  // live threads the engine could not sample
   uint64_t start_cpu_ns = 0;  // CLOCK_PROCESS_CPUTIME_ID at start
+  // The process's spans and roles (spans.hpp), read as the in-process reader.
+  std::unique_ptr<channel::Consumer> spans;
 };
+
+// Spans and roles drained from the channel go into the collector.
+class CollectorSink final : public channel::Sink {
+ public:
+  explicit CollectorSink(Collector& c) : c_(c) {}
+  void span(const channel::SpanEvent& s) override { c_.addSpan(s); }
+  void role(int32_t tid, std::string_view role, int32_t index) override {
+    c_.setRole(tid, model::roleLabel(role, index));
+  }
+
+ private:
+  Collector& c_;
+};
+
+// With g_state_mu held.
+void drainSpans(Running& r) {
+  if (!r.spans) return;
+  CollectorSink sink(r.collector);
+  r.spans->drain(sink);
+}
 
 struct Last {
   std::unique_ptr<model::Profile> profile;
@@ -38,6 +64,7 @@ struct Last {
   std::string fallback_reason;
   uint64_t dropped = 0;
   uint64_t samples = 0;
+  uint64_t dropped_spans = 0;
   std::string stopped_reason;
 };
 
@@ -137,6 +164,7 @@ void drainLoop(Running* r) {
     std::lock_guard lock(g_state_mu);
     if (r->stopping) break;
     r->engine->drain(r->collector);
+    drainSpans(*r);
     auto now = Clock::now();
     if (now >= next_rescan) {
       rescanLocked(*r);
@@ -172,6 +200,10 @@ void registerAtfork() {
   std::call_once(once, [] { ::pthread_atfork(atforkPrepare, atforkParent, atforkChild); });
 }
 
+bool cpuTimeEvent(const std::string& event) {
+  return event == "cpu-clock" || event == "task-clock";
+}
+
 Status validate(const Options& o) {
   if (o.frequency == 0 || o.frequency > 100000) {
     return makeError("sampling frequency " + std::to_string(o.frequency) + " Hz is out of range",
@@ -184,6 +216,19 @@ Status validate(const Options& o) {
   if (o.buffer_samples < 2 || o.buffer_samples > (1U << 20)) {
     return makeError("buffer capacity " + std::to_string(o.buffer_samples) + " is out of range",
                      "use 2 to 1048576 samples per thread (1024 by default)", ErrorKind::kUsage);
+  }
+  if (auto tc = perf::eventTypeConfig(o.event); !tc.ok()) return tc.takeError();
+  // The timer engine measures CPU time only, and sees no kernel frames.
+  const bool timer = o.engine == EngineKind::kTimer || o.mode == Mode::kWall;
+  if (timer && !cpuTimeEvent(o.event)) {
+    return makeError("the timer engine samples CPU time, not " + o.event,
+                     "use the perf engine (engine auto or perf) in cpu mode for other events",
+                     ErrorKind::kUsage);
+  }
+  if (timer && o.kernel) {
+    return makeError("kernel frames need the perf engine",
+                     "use the perf engine (engine auto or perf) in cpu mode, or leave kernel off",
+                     ErrorKind::kUsage);
   }
   return {};
 }
@@ -269,6 +314,8 @@ Status startSession(const Options& o) {
     if (Status s = tryEngine(makeTimerEngine(o)); !s.ok()) return s;
   } else {
     if (Status s = tryEngine(makePerfEngine(o)); !s.ok()) {
+      // The timer engine would sample something else than what was asked.
+      if (!cpuTimeEvent(o.event) || o.kernel) return s;
       fallback = s.error().describe();
       if (Status t = tryEngine(makeTimerEngine(o)); !t.ok()) return t;
     }
@@ -276,11 +323,13 @@ Status startSession(const Options& o) {
   // The running threads (this one is in already).
   for (int32_t tid : listThreads()) addThreadLocked(*run, tid, 0);
 
+  // Spans from now on (without a channel, the profile simply has none).
+  if (auto reader = spans::openSessionReader(); reader.ok()) run->spans = std::move(*reader);
   run->start_cpu_ns = processCpuNs();
   run->info.start_monotonic_ns = monotonicNs();
   run->info.start_realtime_ns = realtimeNs();
   run->info.frequency = o.frequency;
-  run->info.event = o.mode == Mode::kWall ? "wall-clock" : "cpu-clock";
+  run->info.event = o.mode == Mode::kWall ? "wall-clock" : o.event;
   run->info.engine = run->engine->name();
   last() = Last{};
   last().engine = run->info.engine;
@@ -313,6 +362,11 @@ Status stopSession() {
     for (int32_t tid : r->engine->threads()) r->collector.noteThread(tid);
     r->engine->stop(r->collector);
     r->info.dropped = r->engine->dropped();
+    drainSpans(*r);
+    if (r->spans) {
+      r->info.dropped_spans = r->spans->stats().lost();
+      r->spans.reset();  // leaves: the program stops recording spans for us
+    }
     r->info.stopped_reason = r->engine->stoppedReason();
     g_run = nullptr;
   }
@@ -324,6 +378,7 @@ Status stopSession() {
       std::make_unique<model::Profile>(owned->collector.toProfile(owned->info, &warnings));
   last().dropped = owned->info.dropped;
   last().samples = owned->collector.sampleCount();
+  last().dropped_spans = owned->info.dropped_spans;
   last().stopped_reason = owned->info.stopped_reason;
   return {};
 }
@@ -366,7 +421,52 @@ uint64_t droppedSamples() {
 
 uint64_t sampleCount() {
   std::lock_guard api(g_api_mu);
+  std::lock_guard state(g_state_mu);
+  if (g_run != nullptr) {
+    g_run->engine->drain(g_run->collector);
+    return g_run->collector.sampleCount();
+  }
   return last().samples;
+}
+
+uint64_t droppedSpans() {
+  std::lock_guard api(g_api_mu);
+  std::lock_guard state(g_state_mu);
+  if (g_run != nullptr) {
+    drainSpans(*g_run);
+    return g_run->spans ? g_run->spans->stats().lost() : 0;
+  }
+  return last().dropped_spans;
+}
+
+Status withSnapshot(const std::function<Status(const model::Profile&)>& f) {
+  std::lock_guard api(g_api_mu);
+  std::optional<Collector> copy;
+  SessionInfo info;
+  uint64_t start_cpu = 0;
+  {
+    std::lock_guard state(g_state_mu);
+    if (g_run == nullptr) {
+      if (!last().profile) {
+        return makeError("no profile yet", "start a session first (strobe_start)",
+                         ErrorKind::kUsage);
+      }
+      return f(*last().profile);
+    }
+    // Everything sampled so far, copied under the lock; the session goes on
+    // while the copy is symbolized.
+    g_run->engine->drain(g_run->collector);
+    drainSpans(*g_run);
+    for (int32_t tid : g_run->engine->threads()) g_run->collector.noteThread(tid);
+    copy.emplace(g_run->collector);
+    info = g_run->info;
+    info.dropped = g_run->engine->dropped();
+    info.dropped_spans = g_run->spans ? g_run->spans->stats().lost() : 0;
+    start_cpu = g_run->start_cpu_ns;
+  }
+  info.duration_ns = monotonicNs() - info.start_monotonic_ns;
+  info.process_cpu_ns = processCpuNs() - start_cpu;
+  return f(copy->toProfile(info, nullptr));
 }
 
 }  // namespace strobe::inproc

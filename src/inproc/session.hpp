@@ -50,7 +50,16 @@ std::string engineName();
 // Why `auto` did not pick perf ("" when it did or was not asked).
 std::string engineFallbackReason();
 uint64_t droppedSamples();
+// Samples so far (the running session's, drained now) or of the last one.
 uint64_t sampleCount();
+// Spans of the running (or last) session that it did not get (see
+// channel::ReaderStats::lost).
+uint64_t droppedSpans();
+
+// The running session's profile so far, built and symbolized while it
+// keeps sampling (the last stopped session's when none runs), handed to
+// `f`. Serialized with start/stop.
+Status withSnapshot(const std::function<Status(const model::Profile&)>& f);
 
 // A std::thread whose thread (and the threads it creates) is not sampled.
 std::thread spawnInternalThread(std::function<void()> fn);

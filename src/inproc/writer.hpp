@@ -1,6 +1,9 @@
-// Writing the last profile in a report format: the format is named, or
-// follows the output path's extension, or is text. Thread safety: pure over
-// a const Profile.
+// Writing the last profile in a report format, or as a native recording
+// (format "db", or a path ending in .db: the SQLite file `strobe record`
+// writes, for strobe report, query and every format): the format is named,
+// or follows the output path's extension, or is text. Thread safety: pure
+// over a const Profile (a recording for a stream or memory goes through a
+// temporary file in $TMPDIR, removed after).
 #pragma once
 
 #include <cstdio>

@@ -6,7 +6,9 @@
 #include <unordered_set>
 #include <utility>
 
+#include "model/address_table.hpp"
 #include "model/frames.hpp"
+#include "model/spans.hpp"
 
 namespace strobe::model {
 namespace {
@@ -26,6 +28,7 @@ uint64_t rowKey(const Profile& p, GroupBy by, const Frame& f) {
     case GroupBy::kModule:
     case GroupBy::kThread:
     case GroupBy::kProcess:
+    case GroupBy::kAddress:  // its own table (address_table.hpp)
       return p.locations()[f.location].module;
   }
   return 0;
@@ -64,9 +67,7 @@ std::vector<TopRow> threadTable(const Profile& p, std::span<const Sample> sample
   }
   std::vector<TopRow> out;
   for (auto& [tid, r] : rows) {
-    const Thread* t = p.findThread(tid);
-    std::string name = t != nullptr && !t->name.empty() ? t->name : "thread";
-    r.function = name + " (" + std::to_string(tid) + ")";
+    r.function = threadTitle(p, tid);
     out.push_back(std::move(r));
   }
   return out;
@@ -101,7 +102,9 @@ std::vector<TopRow> processTable(const Profile& p, std::span<const Sample> sampl
 }  // namespace
 
 std::string_view eventUnit(std::string_view event) {
-  if (event.empty() || event == "cpu-clock" || event == "task-clock") return "ns";
+  if (event.empty() || event == "cpu-clock" || event == "task-clock" || event == "wall-clock") {
+    return "ns";
+  }
   if (event == "page-faults") return "faults";
   if (event == "context-switches") return "switches";
   if (event == "cycles") return "cycles";
@@ -142,6 +145,7 @@ std::vector<TopRow> topTable(const Profile& p, GroupBy by, bool fold_inline) {
 
 std::vector<TopRow> topTable(const Profile& p, std::span<const Sample> samples, GroupBy by,
                              bool fold_inline) {
+  if (by == GroupBy::kAddress) return addressTable(p, samples, 1);
   std::vector<TopRow> out;
   if (by == GroupBy::kThread) {
     out = threadTable(p, samples);
@@ -198,6 +202,7 @@ namespace {
 constexpr std::pair<GroupBy, std::string_view> kGroupByNames[] = {
     {GroupBy::kFunction, "function"}, {GroupBy::kLine, "line"},     {GroupBy::kFile, "file"},
     {GroupBy::kModule, "module"},     {GroupBy::kThread, "thread"}, {GroupBy::kProcess, "process"},
+    {GroupBy::kAddress, "address"},
 };
 }  // namespace
 

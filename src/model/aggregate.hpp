@@ -25,10 +25,11 @@ namespace strobe::model {
 // function's source file or their location's module; kThread has one row
 // per thread (self == total == the thread's weight); kProcess one row per
 // process (the pid of each sample's thread), named "name (pid)" after its
-// main thread (else any of its threads).
-enum class GroupBy { kFunction, kLine, kFile, kModule, kThread, kProcess };
+// main thread (else any of its threads). kAddress has one row per sampled
+// address (model/address_table.hpp; per aligned bucket there).
+enum class GroupBy { kFunction, kLine, kFile, kModule, kThread, kProcess, kAddress };
 
-// "function", "line", "file", "module", "thread", "process" (the --by
+// "function", "line", "file", "module", "thread", "process", "address" (the --by
 // values); parseGroupBy is the inverse, nullopt for any other name.
 std::string_view groupByName(GroupBy by);
 std::optional<GroupBy> parseGroupBy(std::string_view name);
@@ -45,6 +46,9 @@ struct TopRow {
   uint64_t total = 0;       // summed weight of samples with this key on the stack
   uint64_t self_samples = 0;
   uint64_t total_samples = 0;
+  // kAddress: the address (bucket start) as module+0xOFFSET; `function` is
+  // then function+0xOFFSET, `file`/`line` the innermost line there.
+  std::string address;
 };
 
 struct Totals {
@@ -65,7 +69,8 @@ std::vector<TopRow> topTable(const Profile& p, std::span<const Sample> samples, 
                              bool fold_inline = false);
 
 // What a sample's weight counts for an event (Meta::event): "ns" for
-// cpu-clock and task-clock (and "" = an unknown, older recording), else
+// cpu-clock, task-clock and wall-clock (libstrobe's wall mode), and "" (an
+// unknown, older recording); else
 // "faults", "switches", "cycles", "instructions", "misses" or "events".
 std::string_view eventUnit(std::string_view event);
 inline bool isTimeEvent(std::string_view event) {

@@ -127,6 +127,7 @@ CallTree CallTree::build(const Profile& p, const CallTreeOptions& opt) {
     uint32_t leaf = b.nodeFor(b.threadRoot(s.tid), s.stack);
     t.nodes_[leaf].self_weight += s.weight;
     t.nodes_[leaf].self_samples += 1;
+    if (s.kind == SampleKind::kOffCpu) t.nodes_[leaf].off_cpu_weight += s.weight;
   }
   // Children are created after their parents: sum totals from the back.
   for (size_t i = t.nodes_.size(); i-- > 0;) {
@@ -136,6 +137,7 @@ CallTree CallTree::build(const Profile& p, const CallTreeOptions& opt) {
     if (i != 0) {
       t.nodes_[n.parent].total_weight += n.total_weight;
       t.nodes_[n.parent].total_samples += n.total_samples;
+      t.nodes_[n.parent].off_cpu_weight += n.off_cpu_weight;
     }
   }
   for (CallNode& n : t.nodes_) {

@@ -28,6 +28,7 @@ struct CallNode {
   uint64_t total_weight = 0;
   uint64_t self_samples = 0;
   uint64_t total_samples = 0;
+  uint64_t off_cpu_weight = 0;  // the part of total_weight from off-CPU samples
   std::vector<uint32_t> children;
 };
 

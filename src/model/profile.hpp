@@ -6,7 +6,11 @@
 //              (innermost first: an inline chain yields several lines)
 //   Stack    — a node of a trie of locations: (parent stack, location);
 //              following parents walks from the leaf to the root
-//   Sample   — time, thread, cpu, stack, weight (ns of CPU for cpu-clock)
+//   Sample   — time, thread, cpu, stack, weight, and what the weight
+//              measures (SampleKind: ns of CPU, ns off CPU, ns of wall time
+//              or a count of the event; model/measure.hpp names each)
+//   Span     — an interval the program marked on a thread (name, depth);
+//              threads may carry a role ("worker 3") the program gave them
 // Interning (strings, modules, functions, locations, stacks) is memoized, so
 // each distinct value is stored once.
 //
@@ -59,6 +63,28 @@ struct Location {
   std::vector<Line> lines;  // innermost first; empty until symbolized / when unknown
 };
 
+// The machine code of a function that holds samples, as the recorder kept it
+// (see model/code.hpp and docs/FORMAT.md, tables `code` and `code_lines`):
+// its range in its module, its bytes when they could be read and were within
+// the bounds, and the line-table rows of the range.
+struct CodeLine {
+  uint32_t offset = 0;           // bytes from the function's first byte where the row starts
+  StringId file = kEmptyString;  // source file, "" when unknown
+  uint32_t line = 0;             // 0: no line for these bytes
+};
+
+struct FunctionCode {
+  FunctionId function = kNone;  // the (outermost) function of these bytes; kNone if unnamed
+  ModuleId module = kNone;
+  uint64_t offset = 0;          // file offset of the first byte in the module (kernel: address)
+  uint64_t address = 0;         // the first byte's address as the ELF file states it (SVMA)
+  uint64_t size = 0;            // bytes in the function's range
+  std::string arch;             // "x86_64" or "aarch64"; "" when unknown
+  std::vector<uint8_t> bytes;   // the range's `size` bytes; empty when not kept
+  uint64_t checksum = 0;        // codeChecksum(bytes) as recorded; 0 when not kept
+  std::vector<CodeLine> lines;  // by offset
+};
+
 struct StackNode {
   StackId parent = kNone;  // kNone at the root-most frame
   LocationId location = kNone;
@@ -77,19 +103,63 @@ enum class StackEnd : uint8_t {
 };
 inline constexpr uint8_t kMaxStackEnd = 5;
 
+// What a sample's weight measures. Aggregations add weights of one kind
+// only, unless a view asks for a sum (wall = cpu + off-cpu; measure.hpp).
+enum class SampleKind : uint8_t {
+  kCpu = 0,     // ns of CPU time (cpu-clock, task-clock)
+  kOffCpu = 1,  // ns off CPU from time_ns on: blocked or waiting for a CPU (record --off-cpu)
+  kWall = 2,    // ns of wall-clock time (libstrobe's wall mode: running or not)
+  kCount = 3,   // occurrences of Meta::event (page-faults, context-switches, cycles, ...)
+};
+inline constexpr uint8_t kMaxSampleKind = 3;
+
+// Why an off-CPU sample's thread was off CPU (kUnknown for other kinds).
+enum class OffCpuReason : uint8_t {
+  kUnknown = 0,    // blocked; the kernel's stack was not available to tell why
+  kSleep = 1,      // nanosleep, clock_nanosleep
+  kIo = 2,         // reading, writing, polling, waiting for the disk or a page fault
+  kLock = 3,       // futex (mutexes, condition variables), semaphores, kernel locks
+  kPreempted = 4,  // still runnable: waiting for a CPU (the run queue), not blocked
+  kOther = 5,      // blocked in another system call (wait4, sigsuspend, ...)
+};
+inline constexpr uint8_t kMaxOffCpuReason = 5;
+
 struct Sample {
   uint64_t time_ns = 0;  // since Meta::start_monotonic_ns
   int32_t tid = 0;
   uint32_t cpu = 0;
   StackId stack = kNone;  // the leaf node; kNone for an empty stack
-  uint64_t weight = 0;    // the event's period (ns of CPU time for cpu-clock)
+  uint64_t weight = 0;    // the event's period (ns of CPU time for cpu-clock); see kind
   StackEnd stack_end = StackEnd::kNotJudged;
+  SampleKind kind = SampleKind::kCpu;
+  OffCpuReason off_cpu_reason = OffCpuReason::kUnknown;  // kOffCpu samples only
+};
+
+// Which samples a report shows (model/measure.hpp decides what each view
+// holds and how its weights are named).
+enum class View : uint8_t {
+  kAuto = 0,  // not chosen: the recording's own (measure.hpp: defaultView)
+  kCpu,       // CPU time
+  kOffCpu,    // off-CPU time
+  kWall,      // CPU + off-CPU time (or libstrobe's wall-clock samples)
+  kEvents,    // counts of a counting event (page-faults, ...)
 };
 
 struct Thread {
   int32_t tid = 0;
   int32_t pid = 0;
   std::string name;
+  std::string role;  // the program's name for the thread's job ("worker 3"), "" when none
+};
+
+// An interval the program marked on one of its threads (strobe_span_begin /
+// strobe_span_end). Spans of a thread nest: depth 0 is the outermost.
+struct Span {
+  int32_t tid = 0;
+  uint32_t depth = 0;
+  uint64_t start_ns = 0;  // since Meta::start_monotonic_ns, like Sample::time_ns
+  uint64_t end_ns = 0;    // >= start_ns
+  StringId name = kEmptyString;
 };
 
 struct Meta {
@@ -121,6 +191,19 @@ struct Meta {
   int32_t exit_status = 0;     // as a shell reports it: 128+N for signal N
   uint64_t sample_period = 0;  // -c N: one sample every N events (0: by frequency)
   std::string target;          // "command", "pid 12,34" (attach) or "system" (-a)
+  // Spans the program marked but strobe did not get: its span buffer was
+  // full, they nested too deep, or no buffer was free for their thread.
+  uint64_t dropped_spans = 0;
+  // record --off-cpu: off-CPU intervals were recorded (kOffCpu samples);
+  // those shorter than off_cpu_min_ns were not, but counted here; switch
+  // records the kernel dropped (LOST records of the switch rings), and
+  // switches whose other half was lost (their interval is unknown).
+  uint32_t off_cpu = 0;  // 1 when recorded with --off-cpu
+  uint64_t off_cpu_min_ns = 0;
+  uint64_t off_cpu_short_count = 0;
+  uint64_t off_cpu_short_ns = 0;
+  uint64_t switch_records_lost = 0;
+  uint64_t switch_unpaired = 0;
   // 1: written while recording (store::RecordingStream) and never finished:
   // the recorder was killed, or could not write the finished recording. Its
   // samples may end early and its frames are not symbolized.
@@ -148,6 +231,9 @@ class Profile {
 
   // Adds or updates (by tid) a thread.
   void setThread(Thread t);
+  // The code of a sampled function (model/code.hpp says which).
+  void addCode(FunctionCode c) { code_.push_back(std::move(c)); }
+  void addSpan(const Span& s) { spans_.push_back(s); }
 
   const std::string& str(StringId id) const { return strings_[id]; }
   const std::vector<std::string>& strings() const { return strings_; }
@@ -159,9 +245,17 @@ class Profile {
   const std::vector<Sample>& samples() const { return samples_; }
   std::vector<Sample>& mutableSamples() { return samples_; }
   const std::vector<Thread>& threads() const { return threads_; }
+  const std::vector<Span>& spans() const { return spans_; }
+  std::vector<Span>& mutableSpans() { return spans_; }
   const Thread* findThread(int32_t tid) const;
+  const std::vector<FunctionCode>& code() const { return code_; }
+  std::vector<FunctionCode>& mutableCode() { return code_; }
   Meta& meta() { return meta_; }
   const Meta& meta() const { return meta_; }
+  // The view a report selected this profile's samples for (filterSamples
+  // sets it); kAuto for a profile as recorded.
+  View view() const { return view_; }
+  void setView(View v) { view_ = v; }
 
   // The module's display name: its path's last component.
   std::string_view moduleName(ModuleId id) const;
@@ -199,7 +293,10 @@ class Profile {
   std::vector<Sample> samples_;
   std::vector<Thread> threads_;
   std::unordered_map<int32_t, size_t> thread_index_;
+  std::vector<FunctionCode> code_;
+  std::vector<Span> spans_;
   Meta meta_;
+  View view_ = View::kAuto;
 };
 
 }  // namespace strobe::model

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/call_tree.hpp"
+#include "model/measure.hpp"
 #include "output/text_report.hpp"
 #include "output/xml_escape.hpp"
 
@@ -127,6 +128,11 @@ uint32_t hashName(const std::string& s) {
   return h;
 }
 
+// Off-CPU frames: those whose time is mostly spent off CPU.
+bool mostlyOffCpu(const model::CallNode& n) {
+  return 2 * n.off_cpu_weight > n.total_weight;
+}
+
 std::string colorFor(const model::CallNode& n, const std::string& name, uint32_t id) {
   uint32_t h = hashName(name);
   double v1 = (h & 0xff) / 255.0, v2 = ((h >> 8) & 0xff) / 255.0, v3 = ((h >> 16) & 0xff) / 255.0;
@@ -135,6 +141,9 @@ std::string colorFor(const model::CallNode& n, const std::string& name, uint32_t
     r = g = b = 200;
   } else if (n.is_thread) {
     r = static_cast<int>(120 + 40 * v1), g = static_cast<int>(150 + 40 * v2), b = 230;
+  } else if (mostlyOffCpu(n)) {
+    r = static_cast<int>(40 + 50 * v1), g = static_cast<int>(90 + 70 * v2),
+    b = static_cast<int>(220 + 35 * v3);
   } else if (n.frame.line == nullptr) {
     r = g = b = static_cast<int>(170 + 50 * v1);
   } else if (n.frame.inlined) {
@@ -149,7 +158,26 @@ std::string colorFor(const model::CallNode& n, const std::string& name, uint32_t
 
 }  // namespace
 
+std::string flamegraphTitle(const model::Profile& p) {
+  const model::Measure m = model::measureOf(p);
+  switch (m.view) {
+    case model::View::kOffCpu:
+      return "Off-CPU flame graph";
+    case model::View::kWall:
+      return p.meta().off_cpu != 0 ? "Wall-clock flame graph (CPU + off-CPU in blue)"
+                                   : "Wall-clock flame graph";
+    case model::View::kEvents:
+      return m.label + " flame graph";
+    case model::View::kCpu:
+    case model::View::kAuto:
+      break;
+  }
+  return "CPU flame graph";
+}
+
 Status writeFlamegraph(const model::Profile& p, const FlamegraphOptions& opt, std::FILE* out) {
+  const model::Measure measure = model::measureOf(p);
+  const std::string title = opt.title.empty() ? flamegraphTitle(p) : opt.title;
   model::CallTree tree = model::CallTree::build(p, {opt.no_inline, opt.per_thread});
   const auto& nodes = tree.nodes();
   const uint64_t total = std::max<uint64_t>(tree.root().total_weight, 1);
@@ -189,7 +217,7 @@ Status writeFlamegraph(const model::Profile& p, const FlamegraphOptions& opt, st
   fmt::print(out, "<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"rgb(248,248,248)\"/>\n",
              kWidth, height);
   fmt::print(out, "<text id=\"title\" x=\"{}\" y=\"24\">{}</text>\n", kWidth / 2,
-             xmlEscaped(opt.title));
+             xmlEscaped(title));
   fmt::print(out, "<text id=\"unzoom\" class=\"hide\" x=\"{}\" y=\"24\">Reset Zoom</text>\n", kPad);
   fmt::print(out, "<text id=\"search\" x=\"{}\" y=\"24\">Search</text>\n", kWidth - kPad);
   fmt::print(out, "<text id=\"details\" x=\"{}\" y=\"{}\"> </text>\n", kPad, height - 14);
@@ -211,13 +239,21 @@ Status writeFlamegraph(const model::Profile& p, const FlamegraphOptions& opt, st
     std::string label;
     if (fit >= 3) label = name.size() <= fit ? name : name.substr(0, fit - 2) + "..";
     line.clear();
-    fmt::format_to(std::back_inserter(line), "<g data-x=\"{}\" data-w=\"{}\" data-name=\"{}\">",
+    fmt::format_to(std::back_inserter(line), "<g data-x=\"{}\" data-w=\"{}\" data-name=\"{}\"",
                    x[id], n.total_weight, name_xml);
-    line += "<title>";
+    if (n.off_cpu_weight > 0)
+      fmt::format_to(std::back_inserter(line), " data-off=\"{}\"", n.off_cpu_weight);
+    line += "><title>";
     line += name_xml;
     if (n.frame.inlined) line += " [inlined]";
-    fmt::format_to(std::back_inserter(line), " ({} samples, {:.2f}%, {} CPU)</title>",
-                   n.total_samples, share, formatDuration(n.total_weight));
+    fmt::format_to(std::back_inserter(line), " ({} samples, {:.2f}%, {}", n.total_samples, share,
+                   formatWeight(n.total_weight, measure));
+    if (measure.time()) line += " " + measure.label;
+    if (measure.view == model::View::kWall && n.off_cpu_weight > 0) {
+      fmt::format_to(std::back_inserter(line), ", {} of it off-CPU",
+                     formatDuration(n.off_cpu_weight));
+    }
+    line += ")</title>";
     fmt::format_to(std::back_inserter(line),
                    "<rect x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\" "
                    "rx=\"2\"/><text x=\"{:.2f}\" y=\"{:.1f}\">",

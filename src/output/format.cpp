@@ -1,14 +1,17 @@
 #include "output/format.hpp"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
 #include "model/callers.hpp"
+#include "model/measure.hpp"
 #include "output/flamegraph_writer.hpp"
 #include "output/folded_writer.hpp"
 #include "output/html_writer.hpp"
 #include "output/json_writers.hpp"
 #include "output/pprof_writer.hpp"
+#include "output/span_table.hpp"
 #include "output/text_report.hpp"
 
 namespace strobe::output {
@@ -71,12 +74,73 @@ std::optional<Format> formatFromPath(std::string_view path) {
   return std::nullopt;
 }
 
+namespace {
+
+Status checkSpanFilter(const model::Profile& p, const model::SpanSelection& s) {
+  if (model::hasSpanName(p, s.name)) return {};
+  if (p.spans().empty()) {
+    return makeError("the recording has no spans (--span " + s.name + ")",
+                     "spans come from programs linked with libstrobe that call "
+                     "strobe_span_begin/strobe_span_end",
+                     ErrorKind::kUsage);
+  }
+  return makeError("no span is named '" + s.name + "'",
+                   "see the span names with: strobe report FILE --spans", ErrorKind::kUsage);
+}
+
+Status writeSelected(const model::Profile& p, Format f, const ReportOptions& opt,
+                     const model::Profile& recording, std::FILE* out);
+
+}  // namespace
+
 Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, std::FILE* out) {
-  if (!opt.filter.empty()) {
-    model::Profile filtered = model::filterSamples(p, opt.filter);
-    ReportOptions rest = opt;
-    rest.filter = {};
-    return writeFormat(filtered, f, rest, out);
+  if (opt.spans && f != Format::kText && f != Format::kJson && f != Format::kCsv) {
+    return makeError("--spans is a table: it has no " + std::string(formatName(f)) + " form",
+                     "use --format text, json or csv with --spans", ErrorKind::kUsage);
+  }
+  ReportOptions o = opt;
+  if (opt.filter.span) {
+    if (Status s = checkSpanFilter(p, *opt.filter.span); !s.ok()) return s;
+    o.span_selection = spanSelectionLine(p, *opt.filter.span);
+  }
+  model::View view = opt.view;
+  if (view != model::View::kAuto) {
+    if (auto st = model::checkView(p, view); !st) return st;
+  } else {
+    view = model::viewOf(p);
+  }
+  // The samples the view adds (pprof: every kind, one sample type each).
+  model::SampleFilter filter = opt.filter;
+  filter.view = f == Format::kPprof ? model::View::kAuto : view;
+  const bool drops =
+      !opt.filter.empty() ||
+      (filter.view != model::View::kAuto &&
+       std::any_of(p.samples().begin(), p.samples().end(),
+                   [&](const model::Sample& s) { return !model::inView(view, s.kind); }));
+  if (!drops && model::viewOf(p) == view) return writeSelected(p, f, o, p, out);
+  // The header's time per thread comes from every kind, within the filter.
+  model::Profile selected = model::filterSamples(p, filter);
+  selected.setView(view);
+  if (opt.filter.empty() || f != Format::kText) return writeSelected(selected, f, o, p, out);
+  model::SampleFilter window = opt.filter;
+  window.view = model::View::kAuto;
+  return writeSelected(selected, f, o, model::filterSamples(p, window), out);
+}
+
+namespace {
+
+Status writeSelected(const model::Profile& p, Format f, const ReportOptions& opt,
+                     const model::Profile& recording, std::FILE* out) {
+  if (opt.spans) {
+    Status st = writeSpanTable(p,
+                               f == Format::kJson  ? SpanTableFormat::kJson
+                               : f == Format::kCsv ? SpanTableFormat::kCsv
+                                                   : SpanTableFormat::kText,
+                               opt.no_inline, opt.source, out);
+    if (st && (std::fflush(out) != 0 || std::ferror(out))) {
+      return systemError("cannot write the report", "check the output path and free space");
+    }
+    return st;
   }
   Status st;
   TableOptions table;
@@ -85,6 +149,7 @@ Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, 
   table.top = opt.top;
   table.threshold_pct = opt.threshold_pct.value_or(0);
   table.source = opt.source;
+  table.bucket = opt.bucket;
   switch (f) {
     case Format::kText: {
       for (const std::string* func : {&opt.callers, &opt.callees}) {
@@ -103,6 +168,9 @@ Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, 
       t.threshold_pct = opt.threshold_pct.value_or(opt.tree ? 0.5 : 0.0);
       t.callers = opt.callers;
       t.callees = opt.callees;
+      t.bucket = opt.bucket;
+      t.span_selection = opt.span_selection;
+      t.recording = &recording;
       writeTextReport(p, t, opt.source, out);
       break;
     }
@@ -113,7 +181,7 @@ Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, 
       FlamegraphOptions fg;
       fg.no_inline = opt.no_inline;
       fg.per_thread = opt.per_thread;
-      if (!opt.source.empty()) fg.title = "CPU flame graph: " + opt.source;
+      if (!opt.source.empty()) fg.title = flamegraphTitle(p) + ": " + opt.source;
       st = writeFlamegraph(p, fg, out);
       break;
     }
@@ -142,5 +210,7 @@ Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, 
   }
   return {};
 }
+
+}  // namespace
 
 }  // namespace strobe::output

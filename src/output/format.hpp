@@ -29,10 +29,15 @@ namespace strobe::output {
 
 enum class Format { kText, kFolded, kFlamegraph, kPprof, kSpeedscope, kChrome, kJson, kCsv, kHtml };
 
-// What to show and which samples to count. Every format applies `filter`
-// and `no_inline`; the rest applies where it makes sense (see each field).
+// What to show and which samples to count. Every format applies `filter`,
+// `view` and `no_inline`; the rest applies where it makes sense (see each
+// field).
 struct ReportOptions {
-  model::SampleFilter filter;                     // --since/--until, --tid, --thread
+  model::SampleFilter filter;  // --since/--until, --tid, --thread
+  // --view: which kinds of samples count (model/measure.hpp); kAuto: the
+  // recording's own view. pprof keeps every time kind as its own sample
+  // type and makes this view's the default.
+  model::View view = model::View::kAuto;
   bool no_inline = false;                         // fold inlined frames into their caller
   model::GroupBy by = model::GroupBy::kFunction;  // text, json, csv
   size_t top = 20;                                // text, json, csv: rows (0: all)
@@ -43,8 +48,12 @@ struct ReportOptions {
   std::string callers;      // text: who calls this function
   std::string callees;      // text: what this function calls
   bool per_thread = false;  // folded: root each stack at its thread
+  uint64_t bucket = 1;      // --by address: bytes per row (model::validBucket)
   bool header = true;       // text: the recording summary above the table
   std::string source;       // text: how to name the recording in the header
+  // The span table (report --spans) instead: text, json or csv only.
+  bool spans = false;
+  std::string span_selection;  // text: the header's line for a span filter (set by writeFormat)
 };
 
 // "text", "folded", "flamegraph" (or "svg"), "pprof", "speedscope",
@@ -66,6 +75,8 @@ std::string formatList();
 std::string_view formatName(Format f);
 
 // Writes `p` in format `f`. Binary formats (pprof) write bytes as they are.
+// A span filter naming no span of the recording is a kUsage error.
+// A view the recording cannot show is a kUsage error (model::checkView).
 Status writeFormat(const model::Profile& p, Format f, const ReportOptions& opt, std::FILE* out);
 
 }  // namespace strobe::output

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <concepts>
 #include <map>
+#include <set>
 #include <span>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "model/frames.hpp"
+#include "model/measure.hpp"
 #include "output/file_buffer.hpp"
 #include "output/frame_table.hpp"
 #include "output/thread_order.hpp"
@@ -190,8 +192,18 @@ std::string metaJson(const model::Profile& p, const HtmlOptions& opt) {
   appendField(s, "hostname", m.hostname);
   appendField(s, "duration_ns", m.duration_ns);
   appendField(s, "start_unix_ms", m.start_realtime_ns / 1'000'000);
+  // Exact, as text (JavaScript numbers hold 53 bits).
+  appendField(s, "start_realtime_ns", std::to_string(m.start_realtime_ns));
+  appendField(s, "start_monotonic_ns", std::to_string(m.start_monotonic_ns));
+  appendField(s, "dropped_spans", m.dropped_spans);
   appendField(s, "frequency", m.frequency);
   appendField(s, "lost_samples", m.lost_samples);
+  // What the weights measure (model/measure.hpp): the view, its label and unit.
+  const model::Measure measure = model::measureOf(p);
+  appendField(s, "view", model::viewName(measure.view));
+  appendField(s, "label", measure.label);
+  appendField(s, "unit", measure.unit);
+  appendField(s, "count_unit", measure.count_unit);
   s.back() = '}';
   s += ',';
   return s;
@@ -232,6 +244,21 @@ Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* fil
   // Every sample's node, so the trie is complete before it is written.
   const std::vector<model::Sample>& samples = p.samples();
   const std::map<int32_t, std::vector<uint32_t>> per_thread = samplesByThread(p);
+  // Spans per thread, by start (outer first), their names interned.
+  std::map<int32_t, std::vector<uint32_t>> spans_of;
+  for (uint32_t i = 0; i < p.spans().size(); ++i) spans_of[p.spans()[i].tid].push_back(i);
+  for (auto& [tid, v] : spans_of) {
+    std::sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) {
+      const model::Span& x = p.spans()[a];
+      const model::Span& y = p.spans()[b];
+      return x.start_ns != y.start_ns ? x.start_ns < y.start_ns : x.depth < y.depth;
+    });
+    for (uint32_t i : v) strings.intern(p.str(p.spans()[i].name));
+  }
+  std::set<int32_t> tids;  // threads with samples or spans
+  for (const auto& [tid, idx] : per_thread) tids.insert(tid);
+  for (const auto& [tid, v] : spans_of) tids.insert(tid);
+  const std::vector<uint32_t> none;
   DisplayTrie trie(p, table);
   std::vector<uint32_t> node_of(samples.size());
   for (uint32_t i = 0; i < samples.size(); ++i) node_of[i] = trie.nodeOf(samples[i].stack);
@@ -271,31 +298,67 @@ Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* fil
   out.append(chunk);
   out.append("\",\"threads\":[");
 
+  // (time delta in µs, node delta, weight delta) per sample, in time order.
+  auto appendSamples = [&](FileBuffer& dst, const std::vector<uint32_t>& list) {
+    uint64_t prev_time = 0;
+    int64_t prev_node = 0;  // node + 1; 0: the empty stack
+    int64_t prev_weight = 0;
+    for (uint32_t i : list) {
+      const model::Sample& s = samples[i];
+      uint64_t time = s.time_ns / kTimeUnitNs;
+      int64_t node = node_of[i] == kNone ? 0 : int64_t{node_of[i]} + 1;
+      auto weight = static_cast<int64_t>(s.weight);
+      appendVlq(dst, time - prev_time);
+      appendVlq(dst, zigzag(node - prev_node));
+      appendVlq(dst, zigzag(weight - prev_weight));
+      prev_time = time;
+      prev_node = node;
+      prev_weight = weight;
+    }
+  };
+  std::vector<uint32_t> on;
+  std::vector<uint32_t> off;
   bool first = true;
-  for (const auto& [tid, idx] : per_thread) {
+  for (int32_t tid : tids) {
+    auto found = per_thread.find(tid);
+    const std::vector<uint32_t>& idx = found != per_thread.end() ? found->second : none;
     const model::Thread* t = p.findThread(tid);
     head = first ? "{" : ",{";
     first = false;
     appendField(head, "tid", tid);
     appendField(head, "pid", t != nullptr ? t->pid : 0);
     appendField(head, "name", threadName(p, tid));
-    appendField(head, "samples", idx.size());
+    if (t != nullptr && !t->role.empty()) appendField(head, "role", t->role);
+    if (auto sp = spans_of.find(tid); sp != spans_of.end()) {
+      // (start delta, duration, name, depth) per span, in ns.
+      appendField(head, "span_count", sp->second.size());
+      head += R"("spans":")";
+      uint64_t prev_start = 0;
+      for (uint32_t i : sp->second) {
+        const model::Span& x = p.spans()[i];
+        appendVlq(head, x.start_ns - prev_start);
+        appendVlq(head, x.end_ns - x.start_ns);
+        appendVlq(head, strings.intern(p.str(x.name)));
+        appendVlq(head, x.depth);
+        prev_start = x.start_ns;
+      }
+      head += "\",";
+    }
+    // Off-CPU intervals (record --off-cpu) apart from the other samples,
+    // in the same encoding: the timeline draws them in their own colour.
+    on.clear();
+    off.clear();
+    for (uint32_t i : idx) (samples[i].kind == model::SampleKind::kOffCpu ? off : on).push_back(i);
+    appendField(head, "samples", on.size());
     head += R"("data":")";
     out.append(head);
-    uint64_t prev_time = 0;
-    int64_t prev_node = 0;  // node + 1; 0: the empty stack
-    int64_t prev_weight = 0;
-    for (uint32_t i : idx) {
-      const model::Sample& s = samples[i];
-      uint64_t time = s.time_ns / kTimeUnitNs;
-      int64_t node = node_of[i] == kNone ? 0 : int64_t{node_of[i]} + 1;
-      auto weight = static_cast<int64_t>(s.weight);
-      appendVlq(out, time - prev_time);
-      appendVlq(out, zigzag(node - prev_node));
-      appendVlq(out, zigzag(weight - prev_weight));
-      prev_time = time;
-      prev_node = node;
-      prev_weight = weight;
+    appendSamples(out, on);
+    if (!off.empty()) {
+      head = "\",";
+      appendField(head, "off_samples", off.size());
+      head += R"("off_data":")";
+      out.append(head);
+      appendSamples(out, off);
     }
     out.append("\"}");
     if (!out.ok()) break;
@@ -305,6 +368,7 @@ Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* fil
   out.append(
       kViewerHtml.substr(data_at + kDataMarker.size(), js_at - data_at - kDataMarker.size()));
   out.append(kViewerJs);
+  out.append(kViewerSpansJs);
   out.append(kViewerHtml.substr(js_at + kJsMarker.size()));
   if (!out.flush()) {
     return systemError("cannot write the report", "check the output path and free space");

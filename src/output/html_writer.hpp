@@ -7,9 +7,10 @@
 // The embedded data (docs/FORMATS.md, "html"): interned strings; frames and
 // stack-trie nodes (parent, frame) as base64 variable-length numbers; per
 // thread, its samples in time order as (time delta in µs, node delta, weight
-// delta). Every string is JSON-escaped, with <, >, & and U+2028/U+2029 as
-// \uXXXX so that no name can end the script element; the page inserts names
-// as text only. Invalid UTF-8 becomes U+FFFD.
+// delta), its off-CPU intervals (record --off-cpu) the same way apart; the
+// meta says what weights measure (model/measure.hpp). Every string is JSON-escaped, with <, >, &
+// and U+2028/U+2029 as \uXXXX so that no name can end the script element; the page inserts names as
+// text only. Invalid UTF-8 becomes U+FFFD.
 //
 // Thread safety: pure over a const Profile; `out` is the caller's. A failed
 // write returns "cannot write the report" with errno.

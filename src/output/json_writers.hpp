@@ -5,12 +5,16 @@
 //              (https://www.speedscope.app/file-format-schema.json): shared
 //              frames (name, file, line) and one "sampled" profile per
 //              thread, named "thread-name (tid)", samples in time order,
-//              each weighted by its CPU time in nanoseconds.
+//              each weighted in the view's unit (nanoseconds, or "none"
+//              for counts of an event).
 //  chrome      Trace Event Format for Perfetto and chrome://tracing: one
 //              process, one named track per thread (thread_name metadata),
-//              and on each track the sampled stacks over time as nested
-//              complete ("X") events, one per frame, merged while
-//              consecutive samples share the frame. A failed write
+//              and on each track the program's spans ("cat":"span", outer
+//              first) and the sampled stacks over time as nested complete
+//              ("X") events, one per frame, merged while consecutive
+//              samples share the frame and cut at span boundaries; off-CPU
+//              slices have "cat":"off-cpu" and their reason in args. The
+//              start on both clocks is in otherData. A failed write
 //              returns "cannot write the report" with errno.
 //  json        the top table (see docs/FORMATS.md for the field names).
 //
@@ -37,6 +41,7 @@ struct TableOptions {
   size_t top = 0;            // 0: every row
   double threshold_pct = 0;  // rows whose total share is below are left out
   std::string source;        // the recording's name
+  uint64_t bucket = 1;       // --by address: bytes per row
 };
 
 Status writeJsonTable(const model::Profile& p, const TableOptions& opt, std::FILE* out);

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <unordered_map>
 
+#include "model/measure.hpp"
 #include "output/gzip_sink.hpp"
 #include "output/utf8.hpp"
 
@@ -109,20 +110,35 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
   ExtraStrings extra(p);
   const model::Meta& m = p.meta();
 
-  auto valueType = [&](pb::Profile field, const char* type, const char* unit) {
+  auto valueType = [&](pb::Profile field, const std::string& type, const std::string& unit) {
     protozero::pbf_writer w(enc.buffer());
     protozero::pbf_writer vt(w, field);
     vt.add_int64(pb::kType, extra.id(type));
     vt.add_int64(pb::kUnit, extra.id(unit));
   };
+  // Sample types from the data (model/measure.hpp): a recording with
+  // off-CPU time has cpu, off-cpu and wall (their sum), so that
+  // -sample_index switches between them; others have their own kind's.
+  const model::Measure measure = model::measureOf(p);
+  const bool off_cpu =
+      m.off_cpu != 0 || std::any_of(p.samples().begin(), p.samples().end(), [](const auto& s) {
+        return s.kind == model::SampleKind::kOffCpu;
+      });
+  const model::Measure primary =
+      model::measureOf(off_cpu ? model::View::kCpu : measure.view, m.event);
   valueType(pb::kSampleType, "samples", "count");
-  valueType(pb::kSampleType, "cpu", "nanoseconds");
-  valueType(pb::kPeriodType, "cpu", "nanoseconds");
+  valueType(pb::kSampleType, primary.type, primary.unit);
+  if (off_cpu) {
+    valueType(pb::kSampleType, "off-cpu", "nanoseconds");
+    valueType(pb::kSampleType, "wall", "nanoseconds");
+  }
+  valueType(pb::kPeriodType, primary.type, primary.unit);
 
   // One pprof sample per distinct (stack, thread).
   struct Sum {
     int64_t samples = 0;
-    int64_t weight = 0;
+    int64_t weight = 0;   // the primary kind's
+    int64_t off_cpu = 0;  // off-CPU ns
   };
   std::unordered_map<uint64_t, Sum> sums;
   std::vector<uint64_t> order;  // first-seen order, so output is deterministic
@@ -135,14 +151,17 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
     // recording reader refuses) saturates instead of overflowing.
     const int64_t w =
         s.weight > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(s.weight);
-    if (__builtin_add_overflow(it->second.weight, w, &it->second.weight)) {
-      it->second.weight = INT64_MAX;
+    int64_t& sum = s.kind == model::SampleKind::kOffCpu ? it->second.off_cpu : it->second.weight;
+    if (__builtin_add_overflow(sum, w, &sum)) {
+      sum = INT64_MAX;
     }
   }
 
   const int64_t k_thread = extra.id("thread");
   const int64_t k_tid = extra.id("tid");
+  const int64_t k_role = extra.id("role");
   std::unordered_map<int32_t, int64_t> thread_names;
+  std::unordered_map<int32_t, int64_t> thread_roles;  // 0: none
   std::vector<uint64_t> loc_ids;
   std::vector<bool> used_loc(p.locations().size(), false);
   for (uint64_t key : order) {
@@ -158,13 +177,16 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
     if (inserted) {
       const model::Thread* t = p.findThread(tid);
       tn->second = extra.id(t != nullptr && !t->name.empty() ? t->name : std::to_string(tid));
+      thread_roles[tid] = t != nullptr && !t->role.empty() ? extra.id(t->role) : 0;
     }
     {
       protozero::pbf_writer w(enc.buffer());
       protozero::pbf_writer s(w, pb::kSample);
       s.add_packed_uint64(pb::kLocationId, loc_ids.begin(), loc_ids.end());
-      int64_t values[2] = {sum.samples, sum.weight};
-      s.add_packed_int64(pb::kValue, values, values + 2);
+      int64_t wall = 0;
+      if (__builtin_add_overflow(sum.weight, sum.off_cpu, &wall)) wall = INT64_MAX;
+      int64_t values[4] = {sum.samples, sum.weight, sum.off_cpu, wall};
+      s.add_packed_int64(pb::kValue, values, values + (off_cpu ? 4 : 2));
       {
         protozero::pbf_writer l(s, pb::kLabel);
         l.add_int64(pb::kKey, k_thread);
@@ -174,6 +196,11 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
         protozero::pbf_writer l(s, pb::kLabel);
         l.add_int64(pb::kKey, k_tid);
         l.add_int64(pb::kNum, tid);
+      }
+      if (int64_t role = thread_roles[tid]; role != 0) {
+        protozero::pbf_writer l(s, pb::kLabel);
+        l.add_int64(pb::kKey, k_role);
+        l.add_int64(pb::kStr, role);
       }
     }
     if (!enc.maybeFlush()) break;
@@ -256,8 +283,10 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
     w.add_int64(pb::kDurationNanos, static_cast<int64_t>(m.duration_ns));
     // The nominal period: 1/frequency, or the mean weight when sampling by period.
     int64_t period = 0;
-    if (m.frequency != 0) {
+    if (m.frequency != 0 && primary.time()) {
       period = 1'000'000'000LL / m.frequency;
+    } else if (m.sample_period != 0) {
+      period = static_cast<int64_t>(m.sample_period);
     } else if (!p.samples().empty()) {
       uint64_t sum = 0;
       for (const model::Sample& s : p.samples()) sum += s.weight;
@@ -267,7 +296,7 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
     std::string comment = "strobe";
     if (!m.strobe_version.empty()) comment += " " + m.strobe_version;
     w.add_int64(pb::kComment, extra.id(comment));
-    w.add_int64(pb::kDefaultSampleType, extra.id("cpu"));
+    w.add_int64(pb::kDefaultSampleType, extra.id(off_cpu ? measure.type : primary.type));
   }
   // The string table last: every id above is assigned by now.
   // proto3 strings must be valid UTF-8.

@@ -1,6 +1,10 @@
 // The pprof writer: profile.proto (github.com/google/pprof/proto), gzipped,
-// as `go tool pprof` reads it. Sample types samples/count and
-// cpu/nanoseconds (the default); period cpu/nanoseconds; one mapping per
+// as `go tool pprof` reads it. Sample types from the data
+// (model/measure.hpp): samples/count, then cpu/nanoseconds, wall/nanoseconds
+// (libstrobe's wall mode) or EVENT/count (page-faults/count, ...); a
+// recording with off-CPU time has samples, cpu, off-cpu and wall (= cpu +
+// off-cpu) so that `pprof -sample_index` switches, the view's type being
+// the default. Period type: the first time or count type; one mapping per
 // module (with its build id); one function per model function (name,
 // system name, file, start line); one location per model location with its
 // inline chain as several lines (innermost first, as pprof expects); one

@@ -5,6 +5,7 @@
 #include <map>
 #include <vector>
 
+#include "model/measure.hpp"
 #include "output/frame_table.hpp"
 #include "output/json_writers.hpp"
 #include "output/thread_order.hpp"
@@ -37,10 +38,21 @@ Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::strin
   w.String("https://www.speedscope.app/file-format-schema.json");
   w.Key("exporter");
   str(w, "strobe " + p.meta().strobe_version);
+  // Weights are in the view's unit (model/measure.hpp): nanoseconds of
+  // CPU, off-CPU or wall time, or counts of an event ("none").
+  const model::Measure measure = model::measureOf(p);
   w.Key("name");
-  str(w, name);
+  str(w, measure.view == model::View::kCpu
+             ? name
+             : name + " (" + std::string(model::viewName(measure.view)) + ")");
   w.Key("activeProfileIndex");
   w.Uint(0);
+  // The session's start on both clocks (speedscope ignores keys it does not
+  // know): line the profile up with the program's own logs.
+  w.Key("strobe_start_monotonic_ns");
+  w.Uint64(p.meta().start_monotonic_ns);
+  w.Key("strobe_start_realtime_ns");
+  w.Uint64(p.meta().start_realtime_ns);
   w.Key("shared");
   w.StartObject();
   w.Key("frames");
@@ -77,7 +89,7 @@ Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::strin
     w.Key("name");
     str(w, threadLabel(p, tid));
     w.Key("unit");
-    w.String("nanoseconds");
+    w.String(measure.time() ? "nanoseconds" : "none");
     w.Key("startValue");
     w.Uint64(0);
     w.Key("endValue");

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "model/address_table.hpp"
+#include "model/measure.hpp"
 #include "output/json_writers.hpp"
 #include "output/utf8.hpp"
 
@@ -41,7 +43,10 @@ std::string csvField(const std::string& s) {
 
 std::vector<model::TopRow> tableRows(const model::Profile& p, const TableOptions& opt,
                                      uint64_t total_weight) {
-  std::vector<model::TopRow> rows = model::topTable(p, opt.by, opt.no_inline);
+  std::vector<model::TopRow> rows =
+      opt.by == model::GroupBy::kAddress
+          ? model::addressTable(p, std::span<const model::Sample>(p.samples()), opt.bucket)
+          : model::topTable(p, opt.by, opt.no_inline);
   if (opt.threshold_pct > 0) {
     std::erase_if(rows, [&](const model::TopRow& r) {
       return pct(r.total, total_weight) < opt.threshold_pct;
@@ -51,9 +56,22 @@ std::vector<model::TopRow> tableRows(const model::Profile& p, const TableOptions
   return rows;
 }
 
+namespace {
+
+// The suffix of weight fields: "ns" for time views, "count" for counts of
+// an event (model/measure.hpp).
+std::string weightSuffix(const model::Measure& m) {
+  return m.time() ? "ns" : "count";
+}
+
+}  // namespace
+
 Status writeJsonTable(const model::Profile& p, const TableOptions& opt, std::FILE* out) {
   const model::Totals t = model::totals(p);
   std::vector<model::TopRow> rows = tableRows(p, opt, t.weight);
+  const model::Measure m = model::measureOf(p);
+  const std::string self_key = "self_" + weightSuffix(m);
+  const std::string total_key = "total_" + weightSuffix(m);
   char buf[1 << 16];
   rapidjson::FileWriteStream os(out, buf, sizeof buf);
   JsonWriter w(os);
@@ -66,9 +84,15 @@ Status writeJsonTable(const model::Profile& p, const TableOptions& opt, std::FIL
   w.String(by.data(), static_cast<rapidjson::SizeType>(by.size()));
   w.Key("event");
   str(w, p.meta().event);
+  w.Key("view");
+  str(w, std::string(model::viewName(m.view)));
+  w.Key("sample_type");
+  str(w, m.type);
+  w.Key("unit");
+  str(w, m.unit);
   w.Key("duration_ns");
   w.Uint64(p.meta().duration_ns);
-  w.Key("total_ns");
+  w.Key(total_key.c_str());
   w.Uint64(t.weight);
   w.Key("total_samples");
   w.Uint64(t.samples);
@@ -93,18 +117,22 @@ Status writeJsonTable(const model::Profile& p, const TableOptions& opt, std::FIL
     w.Uint(r.line);
     w.Key("module");
     str(w, r.module);
-    w.Key("self_ns");
+    w.Key(self_key.c_str());
     w.Uint64(r.self);
     w.Key("self_samples");
     w.Uint64(r.self_samples);
     w.Key("self_pct");
     w.Double(pct(r.self, t.weight));
-    w.Key("total_ns");
+    w.Key(total_key.c_str());
     w.Uint64(r.total);
     w.Key("total_samples");
     w.Uint64(r.total_samples);
     w.Key("total_pct");
     w.Double(pct(r.total, t.weight));
+    if (opt.by == model::GroupBy::kAddress) {
+      w.Key("address");
+      str(w, r.address);
+    }
     w.EndObject();
   }
   w.EndArray();
@@ -117,15 +145,19 @@ Status writeJsonTable(const model::Profile& p, const TableOptions& opt, std::FIL
 Status writeCsvTable(const model::Profile& p, const TableOptions& opt, std::FILE* out) {
   const model::Totals t = model::totals(p);
   std::vector<model::TopRow> rows = tableRows(p, opt, t.weight);
+  const bool by_address = opt.by == model::GroupBy::kAddress;
+  const std::string unit = weightSuffix(model::measureOf(p));
   fmt::print(out,
-             "rank,name,system_name,file,line,module,self_ns,self_samples,self_pct,total_ns,"
-             "total_samples,total_pct\n");
+             "rank,name,system_name,file,line,module,self_{0},self_samples,self_pct,total_{0},"
+             "total_samples,total_pct{1}\n",
+             unit, by_address ? ",address" : "");
   size_t rank = 0;
   for (const model::TopRow& r : rows) {
-    fmt::print(out, "{},{},{},{},{},{},{},{},{:.3f},{},{},{:.3f}\n", ++rank, csvField(r.function),
+    fmt::print(out, "{},{},{},{},{},{},{},{},{:.3f},{},{},{:.3f}", ++rank, csvField(r.function),
                csvField(r.system_name), csvField(r.file), r.line, csvField(r.module), r.self,
                r.self_samples, pct(r.self, t.weight), r.total, r.total_samples,
                pct(r.total, t.weight));
+    fmt::print(out, "{}\n", by_address ? "," + csvField(r.address) : std::string());
   }
   return {};
 }

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 
 #include "base/terminal_text.hpp"
+#include "output/span_table.hpp"
 #include "output/stack_completeness.hpp"
 #include "output/unsampled_threads.hpp"
 
@@ -73,6 +75,7 @@ std::string formatTarget(const model::Meta& m) {
 }
 
 void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* out) {
+  if (opt.by == model::GroupBy::kAddress) return writeAddressTable(p, opt, out);
   const model::Totals t = model::totals(p);
   std::vector<model::TopRow> rows = model::topTable(p, opt.by, opt.no_inline);
   for (model::TopRow& r : rows) r.function = terminalSafe(r.function);
@@ -92,16 +95,22 @@ void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* o
   for (const auto& r : rows) width = std::max(width, std::min(r.function.size(), kMaxNameWidth));
 
   const bool per_task = opt.by == model::GroupBy::kThread || opt.by == model::GroupBy::kProcess;
-  // Weights are ns of CPU for clock events, counts of the event otherwise.
-  const bool time = model::isTimeEvent(p.meta().event);
-  const std::string_view unit = model::eventUnit(p.meta().event);
-  fmt::print(out, "{:>6}  {:>6}  {:>9}  {:<{}}  {}\n", "SELF%", "TOTAL%",
-             time ? "SELF-TIME" : "SELF", heading, width, per_task ? "SAMPLES" : "LOCATION");
+  // Weights are in the view's unit: time, or counts of the event.
+  const model::Measure m = model::measureOf(p);
+  const char* self_heading = m.time() ? "SELF-TIME" : "SELF";
+  std::vector<std::string> selfs;
+  selfs.reserve(rows.size());
+  size_t self_width = 9;
   for (const auto& r : rows) {
-    fmt::print(out, "{:>5.1f}%  {:>5.1f}%  {:>9}  {:<{}}  {}\n", sharePct(r.self, t.weight),
-               sharePct(r.total, t.weight),
-               time ? formatDuration(r.self) : fmt::format("{} {}", r.self, unit),
-               fitName(r.function, width), width,
+    selfs.push_back(formatWeight(r.self, m));
+    self_width = std::max(self_width, selfs.back().size());
+  }
+  fmt::print(out, "{:>6}  {:>6}  {:>{}}  {:<{}}  {}\n", "SELF%", "TOTAL%", self_heading, self_width,
+             heading, width, per_task ? "SAMPLES" : "LOCATION");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const model::TopRow& r = rows[i];
+    fmt::print(out, "{:>5.1f}%  {:>5.1f}%  {:>{}}  {:<{}}  {}\n", sharePct(r.self, t.weight),
+               sharePct(r.total, t.weight), selfs[i], self_width, fitName(r.function, width), width,
                per_task ? std::to_string(r.self_samples)
                : opt.by == model::GroupBy::kFile || opt.by == model::GroupBy::kModule
                    ? std::string()
@@ -110,35 +119,123 @@ void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* o
   if (rows.empty()) fmt::print(out, "(no samples)\n");
 }
 
+std::string formatWeight(uint64_t weight, const model::Measure& m) {
+  if (m.time()) return formatDuration(weight);
+  return fmt::format("{} {}", weight, m.count_unit);
+}
+
+std::string offCpuHeader(const model::Profile& recording, size_t max_threads) {
+  const model::Meta& m = recording.meta();
+  const auto samples = std::span<const model::Sample>(recording.samples());
+  const model::TimeSplit all = model::timeSplit(samples);
+  if (m.off_cpu == 0 && all.off_cpu_samples == 0) return {};
+  using model::OffCpuReason;
+  auto reason = [&](OffCpuReason r) { return all.by_reason[static_cast<size_t>(r)]; };
+  std::string s =
+      fmt::format("time:      CPU sampled {} + off-CPU {} = wall {}\n", formatDuration(all.cpu_ns),
+                  formatDuration(all.off_cpu_ns), formatDuration(all.wallNs()));
+  // Blocked time by reason, then the run queue, reported apart.
+  std::string blocked;
+  for (OffCpuReason r : {OffCpuReason::kSleep, OffCpuReason::kIo, OffCpuReason::kLock,
+                         OffCpuReason::kOther, OffCpuReason::kUnknown}) {
+    if (reason(r) == 0) continue;
+    blocked += fmt::format("{}{} {}", blocked.empty() ? "" : ", ", model::reasonName(r),
+                           formatDuration(reason(r)));
+  }
+  s += fmt::format("off-CPU:   blocked {}{}{}; runnable, waiting for a CPU {}\n",
+                   formatDuration(all.blockedNs()), blocked.empty() ? "" : " (",
+                   blocked.empty() ? "" : blocked + ")",
+                   formatDuration(reason(OffCpuReason::kPreempted)));
+  std::string missing =
+      fmt::format("{} {} shorter than {} not recorded ({} in all)", m.off_cpu_short_count,
+                  m.off_cpu_short_count == 1 ? "interval" : "intervals",
+                  formatDuration(m.off_cpu_min_ns), formatDuration(m.off_cpu_short_ns));
+  missing += fmt::format("; {} switch records lost", m.switch_records_lost);
+  if (m.switch_unpaired != 0) {
+    missing += fmt::format(", {} switches unpaired (their interval unknown)", m.switch_unpaired);
+  }
+  s += "           " + missing + "\n";
+  const auto per_thread = model::timeSplitByThread(samples);
+  size_t name_width = 6;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < per_thread.size() && i < max_threads; ++i) {
+    const model::Thread* t = recording.findThread(per_thread[i].first);
+    names.push_back(fmt::format("{} ({})", t != nullptr && !t->name.empty() ? t->name : "thread",
+                                per_thread[i].first));
+    name_width = std::min<size_t>(std::max(name_width, names.back().size()), 40);
+  }
+  s += fmt::format("  {:<{}}  {:>9}  {:>9}  {:>9}  {:>9}\n", "THREAD", name_width, "CPU", "OFF-CPU",
+                   "RUNNABLE", "WALL");
+  for (size_t i = 0; i < names.size(); ++i) {
+    const model::TimeSplit& t = per_thread[i].second;
+    s += fmt::format("  {:<{}}  {:>9}  {:>9}  {:>9}  {:>9}\n", fitName(names[i], name_width),
+                     name_width, formatDuration(t.cpu_ns), formatDuration(t.blockedNs()),
+                     formatDuration(t.by_reason[static_cast<size_t>(OffCpuReason::kPreempted)]),
+                     formatDuration(t.wallNs()));
+  }
+  if (per_thread.size() > names.size()) {
+    s += fmt::format("  ({} more threads)\n", per_thread.size() - names.size());
+  }
+  return s;
+}
+
 void writeTextReport(const model::Profile& p, const TextOptions& opt, const std::string& source,
                      std::FILE* out) {
   if (opt.header) {
     const model::Meta& m = p.meta();
     const model::Totals t = model::totals(p);
-    double cpu_s = static_cast<double>(t.weight) / 1e9;
-    double rate = cpu_s > 0 ? static_cast<double>(t.samples) / cpu_s : 0.0;
+    const model::Measure measure = model::measureOf(p);
+    const model::Profile& recording = opt.recording != nullptr ? *opt.recording : p;
+    const model::TimeSplit split = model::timeSplit(std::span<const model::Sample>(p.samples()));
     fmt::print(out, "recording: {}\n", terminalSafe(source));
     fmt::print(out, "command:   {}\n", formatTarget(m));
-    fmt::print(out, "duration:  {}   CPU sampled: {}   threads: {}\n",
-               formatDuration(m.duration_ns), formatDuration(t.weight), t.threads);
-    if (model::isTimeEvent(m.event) && m.sample_period == 0) {
-      fmt::print(out,
-                 "samples:   {} ({} lost)   event: {} at {} Hz   rate: {:.0f} per CPU-second\n",
-                 t.samples, m.lost_samples, m.event, m.frequency, rate);
+    if (recording.meta().off_cpu != 0) {
+      // Off-CPU time was recorded: the view says which time the table adds.
+      const char* what = measure.view == model::View::kWall ? " (CPU + off-CPU, summed per stack)"
+                         : measure.view == model::View::kOffCpu ? " (time threads spent off CPU)"
+                                                                : " (CPU time only)";
+      fmt::print(out, "duration:  {}   {}: {}   threads: {}\n", formatDuration(m.duration_ns),
+                 measure.label, formatDuration(t.weight), t.threads);
+      fmt::print(out, "view:      {}{}; --view cpu|off-cpu|wall\n", model::viewName(measure.view),
+                 what);
+    } else if (measure.time()) {
+      fmt::print(out, "duration:  {}   {} sampled: {}   threads: {}\n",
+                 formatDuration(m.duration_ns), measure.label, formatDuration(t.weight), t.threads);
+    } else {
+      fmt::print(out, "duration:  {}   {}: {}   threads: {}\n", formatDuration(m.duration_ns),
+                 m.event, formatWeight(t.weight, measure), t.threads);
+    }
+    if (measure.time() && m.sample_period == 0) {
+      // The rate: samples per second of the sampled clock (CPU time, or
+      // wall time in libstrobe's wall mode), off-CPU intervals apart.
+      const bool wall_clock = model::kindOfEvent(m.event) == model::SampleKind::kWall;
+      const uint64_t clock_ns = wall_clock ? t.weight : split.cpu_ns;
+      const uint64_t clock_samples = wall_clock ? t.samples : split.cpu_samples;
+      const double secs = static_cast<double>(clock_ns) / 1e9;
+      const double rate = secs > 0 ? static_cast<double>(clock_samples) / secs : 0.0;
+      std::string count = fmt::format("{} ({} lost)", clock_samples, m.lost_samples);
+      if (split.off_cpu_samples != 0) {
+        count += fmt::format(" + {} off-CPU intervals", split.off_cpu_samples);
+      }
+      fmt::print(out, "samples:   {}   event: {} at {} Hz   rate: {:.0f} per {}-second\n", count,
+                 m.event, m.frequency, rate, wall_clock ? "thread" : "CPU");
     } else {
       // Counting events: weights are counts of the event, in its unit.
       const std::string_view unit = model::eventUnit(m.event);
       std::string every = m.sample_period != 0 ? fmt::format("every {} {}", m.sample_period, unit)
                                                : fmt::format("at {} Hz", m.frequency);
-      fmt::print(out, "samples:   {} ({} lost)   event: {} ({}) {}   weight: {} {}\n", t.samples,
-                 m.lost_samples, m.event, unit, every, t.weight, unit);
+      fmt::print(out, "samples:   {} ({} lost)   event: {} {}   weight: {}\n", t.samples,
+                 m.lost_samples, m.event, every, formatWeight(t.weight, measure));
     }
+    fmt::print(out, "{}", offCpuHeader(recording));
     if (std::string s = stackCompletenessLine(p); !s.empty()) fmt::print(out, "stacks:    {}\n", s);
     if (std::string s = unsampledThreadsLine(m); !s.empty()) fmt::print(out, "unsampled: {}\n", s);
     if (std::string s = refusedThreadsLine(p); !s.empty()) fmt::print(out, "refused:   {}\n", s);
     if (!m.stopped_reason.empty()) {
       fmt::print(out, "stopped:   {}\n", terminalSafe(m.stopped_reason));
     }
+    if (std::string s = spansLine(p); !s.empty()) fmt::print(out, "spans:     {}\n", s);
+    if (!opt.span_selection.empty()) fmt::print(out, "span:      {}\n", opt.span_selection);
     fmt::print(out, "\n");
   }
   if (!opt.callers.empty() || !opt.callees.empty()) {

@@ -16,7 +16,9 @@ void writeCallTree(const model::Profile& p, const TextOptions& opt, std::FILE* o
     fmt::print(out, "(no samples)\n");
     return;
   }
-  fmt::print(out, "{:>6}  {:>6}  {:>10}  {}\n", "TOTAL%", "SELF%", "TOTAL-TIME", "CALL TREE");
+  const model::Measure m = model::measureOf(p);
+  fmt::print(out, "{:>6}  {:>6}  {:>10}  {}\n", "TOTAL%", "SELF%",
+             m.time() ? "TOTAL-TIME" : "TOTAL", "CALL TREE");
   std::string line;
   model::walkDepthFirst(tree, [&](uint32_t id, const model::CallNode& n) {
     double share = sharePct(n.total_weight, total);
@@ -25,7 +27,7 @@ void writeCallTree(const model::Profile& p, const TextOptions& opt, std::FILE* o
     line += terminalSafe(tree.name(p, id));
     if (n.frame.inlined) line += " [inlined]";
     fmt::print(out, "{:>5.1f}%  {:>5.1f}%  {:>10}  {}\n", share, sharePct(n.self_weight, total),
-               formatDuration(n.total_weight), line);
+               formatWeight(n.total_weight, m), line);
     return true;
   });
 }
@@ -35,18 +37,19 @@ bool writeCallers(const model::Profile& p, const TextOptions& opt, const std::st
   auto t = model::neighbors(p, func, callees, opt.no_inline);
   if (!t) return false;
   const uint64_t total = model::totals(p).weight;
+  const model::Measure m = model::measureOf(p);
   std::string names;
   for (const std::string& n : t->matched) names += (names.empty() ? "" : ", ") + terminalSafe(n);
   fmt::print(out, "{} of {} ({:.1f}% of all, {}):\n", callees ? "callees" : "callers", names,
-             sharePct(t->weight, total), formatDuration(t->weight));
-  fmt::print(out, "{:>6}  {:>6}  {:>10}  {}\n", "OF-FN%", "ALL%", "TIME",
+             sharePct(t->weight, total), formatWeight(t->weight, m));
+  fmt::print(out, "{:>6}  {:>6}  {:>10}  {}\n", "OF-FN%", "ALL%", m.time() ? "TIME" : "COUNT",
              callees ? "CALLEE" : "CALLER");
   size_t shown = 0;
   for (const model::Neighbor& r : t->rows) {
     if (sharePct(r.weight, total) < opt.threshold_pct) continue;
     if (++shown > opt.top) break;
     fmt::print(out, "{:>5.1f}%  {:>5.1f}%  {:>10}  {}\n", sharePct(r.weight, t->weight),
-               sharePct(r.weight, total), formatDuration(r.weight), terminalSafe(r.name));
+               sharePct(r.weight, total), formatWeight(r.weight, m), terminalSafe(r.name));
   }
   return true;
 }

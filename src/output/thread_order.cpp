@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/spans.hpp"
+
 namespace strobe::output {
 
 std::map<int32_t, std::vector<uint32_t>> samplesByThread(const model::Profile& p) {
@@ -23,7 +25,7 @@ std::string threadName(const model::Profile& p, int32_t tid) {
 }
 
 std::string threadLabel(const model::Profile& p, int32_t tid) {
-  return threadName(p, tid) + " (" + std::to_string(tid) + ")";
+  return model::threadTitle(p, tid);
 }
 
 }  // namespace strobe::output

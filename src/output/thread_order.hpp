@@ -21,7 +21,8 @@ std::map<int32_t, std::vector<uint32_t>> samplesByThread(const model::Profile& p
 // The thread's name, "thread" when it has none.
 std::string threadName(const model::Profile& p, int32_t tid);
 
-// "name (tid)", as speedscope and chrome title a thread.
+// "name (tid)", as speedscope and chrome title a thread; "worker 3 (tid
+// 4242)" for a thread with a role (model::threadTitle).
 std::string threadLabel(const model::Profile& p, int32_t tid);
 
 }  // namespace strobe::output

@@ -12,5 +12,7 @@ namespace strobe::output {
 extern const std::string_view kViewerHtml;
 extern const std::string_view kViewerCss;
 extern const std::string_view kViewerJs;
+// viewer/spans.js: the span tracks, written right after kViewerJs.
+extern const std::string_view kViewerSpansJs;
 
 }  // namespace strobe::output

@@ -165,6 +165,39 @@ perf_event_attr makeAttr(const EventSpec& spec, bool inherit, bool enable_on_exe
   return a;
 }
 
+perf_event_attr makeOffCpuAttr(const perf_event_attr& main) {
+  perf_event_attr a = main;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+  a.freq = 0;
+  a.sample_period = 1;
+  a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+  // The event counts in the scheduler, in kernel mode: excluding the kernel
+  // would exclude every switch. Its kernel callchain (the scheduler's own
+  // stack) is kept as the main event's is: with -k only.
+  a.exclude_kernel = 0;
+  a.context_switch = 1;
+  a.mmap = 0;
+  a.mmap2 = 0;
+  a.comm = 0;
+  a.comm_exec = 0;
+  a.task = 0;
+  a.inherit_stat = 0;
+  a.build_id = 0;
+  return a;
+}
+
+Error offCpuPermissionError(int paranoid) {
+  std::string why = paranoid == kParanoidUnknown
+                        ? std::string("kernel.perf_event_paranoid is unreadable")
+                        : "kernel.perf_event_paranoid is " + std::to_string(paranoid);
+  return makeError("--off-cpu needs the context-switch event, which counts in the kernel, and " +
+                       why + ", which forbids that for unprivileged users",
+                   "run: sudo sysctl kernel.perf_event_paranoid=1 (or grant CAP_PERFMON), "
+                   "or record without --off-cpu",
+                   ErrorKind::kPermission);
+}
+
 Result<Fd> openEvent(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd) {
   if (attr.type == kNoEventType) {
     return makeError("perf event attributes name no event (an unknown event name?)",

@@ -60,6 +60,23 @@ inline constexpr uint32_t kNoEventType = UINT32_MAX;
 perf_event_attr makeAttr(const EventSpec& spec, bool inherit, bool enable_on_exec,
                          uint32_t wakeup_bytes = 0);
 
+// The attributes of the off-CPU event (record --off-cpu), made from the
+// main event's: the software context-switch event sampled at every
+// switch-out (sample_period 1), so its callchain is the stack where the
+// thread left the CPU (the kernel part with -k only, as for the main event:
+// unwinding the kernel at every switch would cost more than the rest), plus
+// attr.context_switch for PERF_RECORD_SWITCH records (switch-in times and
+// preemption). The same sample_type as `main` (+CALLCHAIN), so one decoder
+// reads both rings. The event fires in the kernel, so exclude_kernel is 0:
+// it needs perf_event_paranoid <= 1 or CAP_PERFMON (see
+// offCpuPermissionError). No side-band records and no inherit_stat: the
+// main event has those.
+perf_event_attr makeOffCpuAttr(const perf_event_attr& main);
+
+// The error for the off-CPU event refused with EACCES/EPERM (paranoid as
+// readParanoid gives it). Messages are stable; tests compare them.
+Error offCpuPermissionError(int paranoid);
+
 // perf_event_open(attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC).
 // pid 0 = the calling thread, -1 = every task on `cpu`. If the kernel rejects
 // attr.build_id with EINVAL, retries once without it and remembers that for

@@ -235,6 +235,8 @@ Result<Record> decodeOther(const perf_event_header* hdr, const uint8_t* bytes, s
     case PERF_RECORD_THROTTLE:
     case PERF_RECORD_UNTHROTTLE:
     case PERF_RECORD_READ:
+    case PERF_RECORD_SWITCH:
+    case PERF_RECORD_SWITCH_CPU_WIDE:
       break;
     default:
       return Record{};  // a type strobe does not decode
@@ -298,6 +300,21 @@ Result<Record> decodeOther(const perf_event_header* hdr, const uint8_t* bytes, s
       body.get(l.lost);
       l.time = id.time;
       return done(l);
+    }
+    case PERF_RECORD_SWITCH:
+    case PERF_RECORD_SWITCH_CPU_WIDE: {
+      SwitchRecord w;
+      if (type == PERF_RECORD_SWITCH_CPU_WIDE) {
+        body.get(w.next_prev_pid);
+        body.get(w.next_prev_tid);
+      }
+      w.pid = id.pid;
+      w.tid = id.tid;
+      w.time = id.time;
+      w.cpu = id.cpu;
+      w.out = (hdr->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+      w.preempted = w.out && (hdr->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
+      return done(w);
     }
     case PERF_RECORD_THROTTLE:
     case PERF_RECORD_UNTHROTTLE: {

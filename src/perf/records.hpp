@@ -1,6 +1,7 @@
 // Decoding perf records (linux/perf_event.h, enum perf_event_type) into plain
 // structs: SAMPLE, MMAP/MMAP2, COMM, FORK/EXIT, LOST/LOST_SAMPLES,
-// THROTTLE/UNTHROTTLE. Every other record type decodes to std::monostate.
+// THROTTLE/UNTHROTTLE, READ, SWITCH/SWITCH_CPU_WIDE. Every other record type
+// decodes to std::monostate.
 //
 // Owns: nothing. Decoded records borrow from the record bytes:
 // SampleRecord::callchain, Mmap2Record::filename and CommRecord::comm point
@@ -115,8 +116,21 @@ struct ReadRecord {
   uint64_t time = 0;
 };
 
+// PERF_RECORD_SWITCH (a per-task event) and PERF_RECORD_SWITCH_CPU_WIDE (a
+// per-CPU event), from attr.context_switch: the thread of the sample_id
+// trailer left its CPU (out) or got one (in).
+struct SwitchRecord {
+  uint32_t pid = 0, tid = 0;  // the thread switching (the sample_id trailer)
+  uint64_t time = 0;
+  uint32_t cpu = 0;
+  bool out = false;        // PERF_RECORD_MISC_SWITCH_OUT
+  bool preempted = false;  // PERF_RECORD_MISC_SWITCH_OUT_PREEMPT: still runnable (4.17+)
+  // SWITCH_CPU_WIDE only: the thread switched to (out) or from (in).
+  uint32_t next_prev_pid = 0, next_prev_tid = 0;
+};
+
 using Record = std::variant<std::monostate, SampleRecord, Mmap2Record, CommRecord, TaskRecord,
-                            LostRecord, ThrottleRecord, ReadRecord>;
+                            LostRecord, ThrottleRecord, ReadRecord, SwitchRecord>;
 
 // Decodes one record. bytes points at the record (the header included,
 // hdr == bytes), size == hdr->size, and bytes must be 8-byte aligned (ring

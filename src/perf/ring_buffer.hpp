@@ -58,7 +58,7 @@ class RingBuffer {
   // in order. bytes (== hdr) is contiguous and 8-byte aligned, valid only
   // during the call; size is hdr->size. A record that wraps the end of the
   // data area is copied into a scratch buffer first. A corrupt header (size
-  // below 8 or beyond the written data) stops the drain: the rest of the
+  // below 8, not a multiple of 8, or beyond the written data) stops the drain: the rest of the
   // written data is discarded (record boundaries are lost) and
   // corruptCount() goes up. Returns the number of records delivered.
   template <typename F>
@@ -75,7 +75,9 @@ class RingBuffer {
     while (head - tail >= sizeof(perf_event_header)) {
       perf_event_header hdr;
       copyOut(tail, &hdr, sizeof hdr);
-      if (hdr.size < sizeof hdr || hdr.size > head - tail) break;
+      // The kernel's records are whole multiples of 8 bytes: one that is
+      // not would leave the next misaligned for decoding in place.
+      if (hdr.size < sizeof hdr || hdr.size % 8 != 0 || hdr.size > head - tail) break;
       const uint8_t* bytes = contiguous(tail, hdr.size);
       on_record(reinterpret_cast<const perf_event_header*>(bytes), bytes,
                 static_cast<size_t>(hdr.size));

@@ -4,6 +4,8 @@
 #include <type_traits>
 #include <variant>
 
+#include "model/measure.hpp"
+
 namespace strobe::record {
 namespace {
 
@@ -111,9 +113,16 @@ model::StackEnd Converter::unwindSample(const perf::SampleRecord& r, AddressSpac
 }
 
 Converter::Converter(model::Profile& profile, uint64_t start_ns)
-    : profile_(profile), start_ns_(start_ns) {}
+    : profile_(profile), start_ns_(start_ns), kind_(model::kindOfEvent(profile.meta().event)) {}
 
-void Converter::apply(const perf::Record& r) {
+void Converter::apply(const perf::Record& r, Stream stream) {
+  if (stream == Stream::kOffCpu) {
+    // The off-CPU event has no side-band records; its LOSTs are switch records.
+    if (const auto* s = std::get_if<perf::SampleRecord>(&r)) onSwitchSample(*s);
+    if (const auto* w = std::get_if<perf::SwitchRecord>(&r)) onSwitch(*w);
+    if (const auto* l = std::get_if<perf::LostRecord>(&r)) stats_.switch_lost += l->lost;
+    return;
+  }
   std::visit(
       [this](const auto& v) {
         using T = std::decay_t<decltype(v)>;
@@ -124,8 +133,47 @@ void Converter::apply(const perf::Record& r) {
         if constexpr (std::is_same_v<T, perf::LostRecord>) onLost(v);
         if constexpr (std::is_same_v<T, perf::ThrottleRecord>) onThrottle(v);
         if constexpr (std::is_same_v<T, perf::ReadRecord>) onRead(v);
+        if constexpr (std::is_same_v<T, perf::SwitchRecord>) onSwitch(v);
       },
       r);
+}
+
+void Converter::enableOffCpu(uint64_t min_ns) {
+  off_cpu_ = std::make_unique<OffCpuPairer>(profile_, start_ns_, min_ns);
+}
+
+void Converter::finish(uint64_t end_ns) {
+  if (off_cpu_ == nullptr) return;
+  off_cpu_->finish(end_ns);
+  stats_.off_cpu = off_cpu_->stats();
+}
+
+std::vector<model::Sample> Converter::openOffCpu(uint64_t now_ns) const {
+  if (off_cpu_ == nullptr) return {};
+  return off_cpu_->openIntervals(now_ns);
+}
+
+void Converter::onSwitchSample(const perf::SampleRecord& r) {
+  auto pid = static_cast<int32_t>(r.pid);
+  auto tid = static_cast<int32_t>(r.tid);
+  if (off_cpu_ == nullptr || tid == 0) return;  // tid 0: the idle task (-a)
+  if (!pid_filter_.empty() && pid_filter_.count(pid) == 0) return;
+  ++stats_.switch_samples;
+  if (profile_.findThread(tid) == nullptr) nameThread(pid, tid, std::string());
+  model::StackEnd end = model::StackEnd::kNotJudged;
+  model::StackId stack = stackOf(r, pid, tid, end);
+  off_cpu_->onStackSample(tid, r.time, r.cpu, stack, end);
+}
+
+void Converter::onSwitch(const perf::SwitchRecord& r) {
+  auto tid = static_cast<int32_t>(r.tid);
+  if (off_cpu_ == nullptr || tid == 0) return;
+  if (!pid_filter_.empty() && pid_filter_.count(static_cast<int32_t>(r.pid)) == 0) return;
+  if (r.out) {
+    off_cpu_->onSwitchOut(tid, r.time, r.cpu, r.preempted);
+  } else {
+    off_cpu_->onSwitchIn(tid, r.time);
+  }
 }
 
 void Converter::addMapping(int32_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
@@ -156,7 +204,12 @@ void Converter::onComm(const perf::CommRecord& r) {
 }
 
 void Converter::onTask(const perf::TaskRecord& r) {
-  if (!r.is_fork) return;
+  if (!r.is_fork) {
+    if (off_cpu_ != nullptr) off_cpu_->onExit(static_cast<int32_t>(r.tid), r.time);
+    return;
+  }
+  if (off_cpu_ != nullptr) off_cpu_->onFork(static_cast<int32_t>(r.tid));
+  cpu_sampled_.erase(static_cast<int32_t>(r.tid));
   // A new thread: its id may have been used before.
   prefixes_.erase(static_cast<int32_t>(r.tid));
   unsampled_tids_.erase(static_cast<int32_t>(r.tid));
@@ -193,14 +246,25 @@ void Converter::onSample(const perf::SampleRecord& r) {
   }
   ++stats_.samples;
   if (profile_.findThread(tid) == nullptr) nameThread(pid, tid, std::string());
+  cpu_sampled_.insert(tid);
+  if (off_cpu_ != nullptr) off_cpu_->onRunning(tid, r.time);
+  model::StackEnd end = model::StackEnd::kNotJudged;
+  model::StackId stack = stackOf(r, pid, tid, end);
+  uint64_t t = r.time >= start_ns_ ? r.time - start_ns_ : 0;
+  model::Sample s{t, tid, r.cpu, stack, r.period, end};
+  s.kind = kind_;
+  profile_.addSample(s);
+}
 
+model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int32_t tid,
+                                  model::StackEnd& end) {
   // Leaf-first addresses. Context markers separate kernel and user parts;
   // user frames are kept, kernel frames only with setKernelFrames(true)
   // (they come first: the kernel part is nearer the leaf).
   frames_.clear();
   kernel_count_ = 0;
   AddressSpace& as = spaces_[pid];
-  model::StackEnd end = model::StackEnd::kNotJudged;
+  end = model::StackEnd::kNotJudged;
   if (unwinder_ != nullptr && r.regs != nullptr) {
     // -k: the kernel part of the callchain goes first (nearer the leaf).
     if (kernel_frames_) pushKernelFrames(r);
@@ -258,8 +322,7 @@ void Converter::onSample(const perf::SampleRecord& r) {
                               static_cast<uint32_t>(stats_.unmapped_frames - before);
     prefix.frames.push_back(PrefixFrame{frames_[n - 1 - i], stack, unmapped});
   }
-  uint64_t t = r.time >= start_ns_ ? r.time - start_ns_ : 0;
-  profile_.addSample(model::Sample{t, tid, r.cpu, stack, r.period, end});
+  return stack;
 }
 
 void Converter::onRead(const perf::ReadRecord& r) {
@@ -268,8 +331,7 @@ void Converter::onRead(const perf::ReadRecord& r) {
   // per-CPU events, each with that event's share of the count.
   auto tid = static_cast<int32_t>(r.tid);
   if (!pid_filter_.empty() && pid_filter_.count(static_cast<int32_t>(r.pid)) == 0) return;
-  // A thread with a sample has a prefix entry (made by its first sample).
-  if (r.value == 0 || prefixes_.count(tid) != 0) return;
+  if (r.value == 0 || cpu_sampled_.count(tid) != 0) return;
   stats_.unsampled_count += r.value;
   if (unsampled_tids_.insert(tid).second) ++stats_.unsampled_threads;
 }

@@ -9,6 +9,11 @@
 // frame-pointer chain is spliced in where the CFI walk ends early, and the
 // sample's StackEnd records how its stack ended.
 //
+// With off-CPU recording enabled (record --off-cpu), records of the
+// off-CPU stream (the context-switch event's samples and SWITCH records)
+// go to an OffCpuPairer (off_cpu.hpp), which stores one kOffCpu sample per
+// interval a thread spent off CPU.
+//
 // Records must arrive in time order (see EventQueue). Caller frames are
 // return addresses: the converter stores return address − 1 so that later
 // lookups land in the call instruction (FIELD-NOTES: "Return addresses").
@@ -26,6 +31,7 @@
 #include "perf/records.hpp"
 #include "record/address_space.hpp"
 #include "record/kept_files.hpp"
+#include "record/off_cpu.hpp"
 #include "unwind/unwinder.hpp"
 
 namespace strobe::record {
@@ -47,15 +53,28 @@ struct ConverterStats {
   // READ records gave them. Inherited events only.
   uint64_t unsampled_threads = 0;
   uint64_t unsampled_count = 0;
+  // --off-cpu: the context-switch event's samples, records it lost, and
+  // what pairing them made.
+  uint64_t switch_samples = 0;
+  uint64_t switch_lost = 0;
+  OffCpuStats off_cpu;
+};
+
+// Which event a record came from.
+enum class Stream : uint8_t {
+  kMain = 0,    // the sampling event (and its side-band records)
+  kOffCpu = 1,  // the off-CPU event: context-switch samples and SWITCH records
 };
 
 class Converter {
  public:
   // Sample times are stored relative to `start_ns` (CLOCK_MONOTONIC).
+  // The main stream's samples get the kind of profile.meta().event
+  // (model::kindOfEvent).
   Converter(model::Profile& profile, uint64_t start_ns);
 
   // Dispatches one decoded record to the handler below.
-  void apply(const perf::Record& r);
+  void apply(const perf::Record& r, Stream stream = Stream::kMain);
 
   void onSample(const perf::SampleRecord& r);
   void onMmap(const perf::Mmap2Record& r);
@@ -64,6 +83,9 @@ class Converter {
   void onLost(const perf::LostRecord& r) { stats_.lost += r.lost; }
   void onThrottle(const perf::ThrottleRecord& r) { stats_.throttled += r.throttle ? 1 : 0; }
   void onRead(const perf::ReadRecord& r);
+  // The off-CPU stream: a switch-out's stack, and SWITCH records.
+  void onSwitchSample(const perf::SampleRecord& r);
+  void onSwitch(const perf::SwitchRecord& r);
 
   // Seeds a process's mappings and a thread's name (attach; tests).
   void addMapping(int32_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
@@ -72,6 +94,15 @@ class Converter {
 
   // Unwinds samples that carry user registers and a stack copy.
   void enableUnwinding(unwind::UnwindMode mode);
+  // Pairs the off-CPU stream into off-CPU samples; intervals shorter than
+  // min_ns are counted, not stored.
+  void enableOffCpu(uint64_t min_ns);
+  // Ends the open off-CPU intervals at end_ns (CLOCK_MONOTONIC), once the
+  // last record is applied.
+  void finish(uint64_t end_ns);
+  // Open off-CPU intervals as samples clipped at now_ns (live views).
+  std::vector<model::Sample> openOffCpu(uint64_t now_ns) const;
+
   // -k: keep the kernel part of callchains. Kernel frames get the module
   // "[kernel.kallsyms]" with offset == address (the kernel address).
   void setKernelFrames(bool keep) { kernel_frames_ = keep; }
@@ -88,6 +119,9 @@ class Converter {
 
  private:
   model::LocationId locate(AddressSpace& as, uint64_t addr);
+  // Interns the sample's stack (leaf first in frames_); sets `end`.
+  model::StackId stackOf(const perf::SampleRecord& r, int32_t pid, int32_t tid,
+                         model::StackEnd& end);
   // Fills frames_ from the sample's registers and stack; returns how it ended.
   model::StackEnd unwindSample(const perf::SampleRecord& r, AddressSpace& as);
   model::LocationId kernelLocation(uint64_t addr);
@@ -121,6 +155,10 @@ class Converter {
   // a reused id, here and in prefixes_).
   std::unordered_set<int32_t> unsampled_tids_;
   KeptFiles* kept_ = nullptr;
+  // Threads with a CPU sample (the unsampled count leaves them out).
+  std::unordered_set<int32_t> cpu_sampled_;
+  std::unique_ptr<OffCpuPairer> off_cpu_;             // null: no off-CPU stream
+  model::SampleKind kind_ = model::SampleKind::kCpu;  // of the main stream's samples
   ConverterStats stats_;
 };
 

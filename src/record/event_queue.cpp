@@ -21,7 +21,8 @@ uint64_t timeOf(const perf::Record& r) {
 
 }  // namespace
 
-void EventQueue::push(const perf_event_header* hdr, const uint8_t* bytes, size_t size) {
+void EventQueue::push(const perf_event_header* hdr, const uint8_t* bytes, size_t size,
+                      uint8_t source) {
   auto rec = perf::decodeRecord(hdr, bytes, size, sample_type_, regs_user_mask_);
   if (!rec.ok()) {
     ++malformed_;
@@ -35,7 +36,7 @@ void EventQueue::push(const perf_event_header* hdr, const uint8_t* bytes, size_t
   arena_.insert(arena_.end(), bytes, bytes + size);
   arena_.resize(offset + alignedSize(size));
   live_bytes_ += alignedSize(size);
-  entries_.push_back(Entry{t, offset, size});
+  entries_.push_back(Entry{t, offset, static_cast<uint32_t>(size), source});
 }
 
 void EventQueue::sortPending() {

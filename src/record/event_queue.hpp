@@ -3,13 +3,15 @@
 // pass read, then flushes what is older than the moment that pass started:
 // any record still unread carries a later timestamp, so the flushed prefix
 // is final. Records are kept as raw bytes (the ring's memory is reused) and
-// decoded again on flush.
+// decoded again on flush. Each record keeps a source tag (which event's
+// ring it came from), handed back with it.
 // Thread safety: none (the drain thread's).
 #pragma once
 
 #include <linux/perf_event.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "perf/records.hpp"
@@ -22,11 +24,13 @@ class EventQueue {
   explicit EventQueue(uint64_t sample_type, uint64_t regs_user_mask = 0)
       : sample_type_(sample_type), regs_user_mask_(regs_user_mask) {}
 
-  // Copies one record in. A record that does not decode is counted and dropped.
-  void push(const perf_event_header* hdr, const uint8_t* bytes, size_t size);
+  // Copies one record in, tagged with `source`. A record that does not
+  // decode is counted and dropped.
+  void push(const perf_event_header* hdr, const uint8_t* bytes, size_t size, uint8_t source = 0);
 
-  // Hands every record with time < `before` to sink(const perf::Record&), in
-  // time order (stable for equal times), and forgets them.
+  // Hands every record with time < `before` to sink(const perf::Record&,
+  // uint8_t source) (or sink(const perf::Record&)), in time order (stable
+  // for equal times), and forgets them.
   template <typename Sink>
   void flushBefore(uint64_t before, Sink&& sink) {
     sortPending();
@@ -35,7 +39,12 @@ class EventQueue {
       const Entry& e = entries_[n];
       auto rec = perf::decodeRecord(reinterpret_cast<const perf_event_header*>(&arena_[e.offset]),
                                     &arena_[e.offset], e.size, sample_type_, regs_user_mask_);
-      if (rec.ok()) sink(*rec);
+      if (!rec.ok()) continue;
+      if constexpr (std::is_invocable_v<Sink, const perf::Record&, uint8_t>) {
+        sink(*rec, e.source);
+      } else {
+        sink(*rec);
+      }
     }
     drop(n);
   }
@@ -51,7 +60,8 @@ class EventQueue {
   struct Entry {
     uint64_t time;
     size_t offset;
-    size_t size;
+    uint32_t size;  // a perf record is at most 64 KiB
+    uint8_t source;
   };
   void sortPending();
   void drop(size_t n);

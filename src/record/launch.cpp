@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 namespace strobe::record {
 namespace {
@@ -54,7 +55,8 @@ std::string scriptInterpreter(const std::string& file) {
 
 }  // namespace
 
-Result<HeldChild> HeldChild::spawn(const std::vector<std::string>& argv) {
+Result<HeldChild> HeldChild::spawn(const std::vector<std::string>& argv,
+                                   const std::vector<std::string>& extra_env) {
   if (argv.empty())
     return makeError("no command to run", "usage: strobe record -- CMD [ARGS]", ErrorKind::kUsage);
   int go[2];
@@ -70,6 +72,23 @@ Result<HeldChild> HeldChild::spawn(const std::vector<std::string>& argv) {
   args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // The environment too: strobe's, with the extra variables replacing any
+  // of the same name.
+  std::vector<char*> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string_view var(*e);
+    bool replaced = false;
+    for (const std::string& x : extra_env) {
+      size_t eq = x.find('=');
+      if (eq != std::string::npos &&
+          var.substr(0, eq + 1) == std::string_view(x).substr(0, eq + 1)) {
+        replaced = true;
+      }
+    }
+    if (!replaced) env.push_back(*e);
+  }
+  for (const std::string& x : extra_env) env.push_back(const_cast<char*>(x.c_str()));
+  env.push_back(nullptr);
 
   const pid_t strobe_pid = ::getpid();
   pid_t pid = ::fork();
@@ -94,7 +113,7 @@ Result<HeldChild> HeldChild::spawn(const std::vector<std::string>& argv) {
     } while (n < 0 && errno == EINTR);
     if (n != 1) ::_exit(127);  // strobe gave up before releasing us
     ::close(go[0]);
-    ::execvp(args[0], args.data());
+    ::execvpe(args[0], args.data(), env.data());
     int e = errno;
     ssize_t w = ::write(err[1], &e, sizeof e);
     (void)w;

@@ -21,8 +21,10 @@ namespace strobe::record {
 
 class HeldChild {
  public:
-  // Forks; the child waits for release() before exec'ing argv.
-  static Result<HeldChild> spawn(const std::vector<std::string>& argv);
+  // Forks; the child waits for release() before exec'ing argv, with
+  // `extra_env` ("NAME=VALUE" each) added to strobe's environment.
+  static Result<HeldChild> spawn(const std::vector<std::string>& argv,
+                                 const std::vector<std::string>& extra_env = {});
 
   // A moved-from HeldChild owns no child (its destructor does nothing).
   HeldChild(HeldChild&& o) noexcept

@@ -20,11 +20,13 @@
 #include <unordered_set>
 
 #include "base/clock.hpp"
+#include "model/measure.hpp"
 #include "perf/event.hpp"
 #include "perf/ring_buffer.hpp"
 #include "record/event_queue.hpp"
 #include "record/launch.hpp"
 #include "record/proc.hpp"
+#include "record/span_receiver.hpp"
 #include "unwind/regs.hpp"
 
 namespace strobe::record {
@@ -40,6 +42,14 @@ constexpr size_t kPerThreadRingPages = 8;
 constexpr int kReservedFds = 64;
 // Mapped files held open for symbolization (see kept_files.hpp).
 constexpr size_t kMaxKeptFiles = 256;
+// An off-CPU ring is this many times as large as the sampling ring: a
+// program that switches 100,000 times a second writes ~25 MB/s of switch
+// records (docs/BENCHMARKS.md, "Off-CPU time"), while strobe itself may
+// wait for a CPU on a busy machine.
+constexpr size_t kOffCpuRingFactor = 4;
+// -g auto: user stack bytes copied at each switch-out (see openOffCpu): the
+// libc frames of a blocking call fit in a few hundred bytes.
+constexpr uint32_t kOffCpuStackCopy = 1024;
 
 std::atomic<pid_t> g_forward_to{-1};
 std::atomic<bool> g_stop{false};
@@ -111,6 +121,7 @@ struct Ring {
   perf::RingBuffer buffer;
   RingStats stats;
   bool hup = false;
+  Stream source = Stream::kMain;
 };
 
 std::string hostName() {
@@ -173,6 +184,12 @@ class Session {
     return pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   }
   Status addRing(Fd fd, size_t pages, int cpu, pid_t tid);
+  // An off-CPU ring of kOffCpuRingFactor x pages, or as large as the
+  // locked-memory limit lets it be (down to `pages`, with a warning).
+  Status addOffCpuRing(Fd fd, size_t pages, int cpu, pid_t tid);
+  // Opens the off-CPU event on (pid, cpu) when --off-cpu asks for it.
+  Result<Fd> openOffCpu(pid_t pid, int cpu);
+  Status checkOffCpu() const;
   Status openLaunch(pid_t child);
   Status openSystem();
   Result<AttachMode> chooseAttachMode(size_t threads);
@@ -192,10 +209,12 @@ class Session {
   std::vector<int> cpus_;
   perf::EventSpec spec_;
   perf_event_attr attr_{};
+  perf_event_attr off_attr_{};  // --off-cpu: made from attr_ once it is set
   std::vector<std::unique_ptr<Ring>> rings_;
-  std::unordered_map<int, int> ring_of_cpu_;  // cpu -> fd of its ring (inherit attach)
-  std::vector<Fd> redirected_;                // events writing into another event's ring
-  std::unordered_set<pid_t> covered_;         // threads with events (attach)
+  std::unordered_map<int, int> ring_of_cpu_;      // cpu -> fd of its ring (inherit attach)
+  std::unordered_map<int, int> off_ring_of_cpu_;  // the same for the off-CPU event
+  std::vector<Fd> redirected_;                    // events writing into another event's ring
+  std::unordered_set<pid_t> covered_;             // threads with events (attach)
   AttachMode mode_ = AttachMode::kAuto;
   std::unordered_set<int32_t> filter_pids_;
   std::vector<RingStats> closed_stats_;
@@ -205,6 +224,8 @@ class Session {
   std::unordered_map<std::string, std::string> build_ids_;  // by path
   size_t events_opened_ = 0;
   bool rescan_ = true;
+  SpanReceiver spans_;
+  bool off_ring_warned_ = false;
   std::vector<std::string> warnings_;
 };
 
@@ -220,6 +241,69 @@ Status Session::addRing(Fd fd, size_t pages, int cpu, pid_t tid) {
   return {};
 }
 
+Status Session::addOffCpuRing(Fd fd, size_t pages, int cpu, pid_t tid) {
+  for (size_t want = pages * kOffCpuRingFactor;; want /= 2) {
+    auto ring = perf::RingBuffer::map(fd.get(), want);
+    if (!ring && want > pages) continue;
+    if (!ring) return ring.takeError();
+    if (want < pages * kOffCpuRingFactor && !off_ring_warned_) {
+      off_ring_warned_ = true;
+      warnings_.push_back("the off-CPU rings have " + std::to_string(want) + " pages, not " +
+                          std::to_string(pages * kOffCpuRingFactor) +
+                          " (the locked-memory limit): switch records may be lost (raise "
+                          "ulimit -l or kernel.perf_event_mlock_kb)");
+    }
+    auto r = std::make_unique<Ring>();
+    r->fd = std::move(fd);
+    r->buffer = std::move(*ring);
+    r->stats.cpu = cpu;
+    r->stats.tid = tid;
+    r->stats.off_cpu = true;
+    r->source = Stream::kOffCpu;
+    rings_.push_back(std::move(r));
+    return {};
+  }
+}
+
+Status Session::checkOffCpu() const {
+  if (!opt_.off_cpu) return {};
+  if (model::kindOfEvent(opt_.event) != model::SampleKind::kCpu) {
+    return makeError(
+        "--off-cpu needs a time event, not " + opt_.event + ": off-CPU time is added to CPU time",
+        "use -e cpu-clock (the default) or -e task-clock", ErrorKind::kUsage);
+  }
+  if (!opt_.callchain && opt_.stack_copy_bytes == 0) {
+    return makeError("--off-cpu needs call stacks: where a thread waits is its stack",
+                     "use -g fp, -g dwarf or -g auto instead of -g none", ErrorKind::kUsage);
+  }
+  return {};
+}
+
+Result<Fd> Session::openOffCpu(pid_t pid, int cpu) {
+  off_attr_ = perf::makeOffCpuAttr(attr_);
+  // -g auto: a thread leaves its CPU in a system call, whose libc wrapper
+  // (no frame pointer) CFI unwinds from the first bytes of the stack; the
+  // frame-pointer chain of its callers is spliced on (unwind/unwinder.hpp).
+  // A small copy keeps a switch's record small (docs/BENCHMARKS.md).
+  if (opt_.unwind_auto && off_attr_.sample_stack_user > kOffCpuStackCopy) {
+    off_attr_.sample_stack_user = kOffCpuStackCopy;
+  }
+  auto fd = perf::openEvent(off_attr_, pid, cpu);
+  if (fd) {
+    ++events_opened_;
+    return fd;
+  }
+  // The main event (user space only) was allowed; this one counts in the
+  // kernel, which perf_event_paranoid >= 2 forbids.
+  if (fd.error().kind == ErrorKind::kPermission) {
+    const int paranoid = perf::readParanoid();
+    if (paranoid >= 2 || paranoid == perf::kParanoidUnknown) {
+      return perf::offCpuPermissionError(paranoid);
+    }
+  }
+  return fd.takeError();
+}
+
 Status Session::openLaunch(pid_t child) {
   attr_ = perf::makeAttr(spec_, opt_.inherit, /*enable_on_exec=*/true,
                          static_cast<uint32_t>(ringBytes(opt_.mmap_pages) / 4));
@@ -228,6 +312,10 @@ Status Session::openLaunch(pid_t child) {
     if (!fd) return fd.takeError();
     ++events_opened_;
     if (auto st = addRing(std::move(*fd), opt_.mmap_pages, cpu, -1); !st) return st;
+    if (!opt_.off_cpu) continue;
+    auto off = openOffCpu(child, cpu);
+    if (!off) return off.takeError();
+    if (auto st = addOffCpuRing(std::move(*off), opt_.mmap_pages, cpu, -1); !st) return st;
   }
   return {};
 }
@@ -240,6 +328,10 @@ Status Session::openSystem() {
     if (!fd) return fd.takeError();
     ++events_opened_;
     if (auto st = addRing(std::move(*fd), opt_.mmap_pages, cpu, -1); !st) return st;
+    if (!opt_.off_cpu) continue;
+    auto off = openOffCpu(-1, cpu);
+    if (!off) return off.takeError();
+    if (auto st = addOffCpuRing(std::move(*off), opt_.mmap_pages, cpu, -1); !st) return st;
   }
   return {};
 }
@@ -248,14 +340,17 @@ Result<AttachMode> Session::chooseAttachMode(size_t threads) {
   const rlim_t limit = raiseFdLimit();
   const int open_now = countOpenFds();
   const long budget = static_cast<long>(limit) - (open_now > 0 ? open_now : 0) - kReservedFds;
-  const size_t inherit_fds = threads * cpus_.size();
+  const size_t inherit_fds = threads * cpus_.size() * (opt_.off_cpu ? 2 : 1);
   if (opt_.attach_mode != AttachMode::kAuto) return opt_.attach_mode;
   if (inherit_fds <= kInheritMaxFds && static_cast<long>(inherit_fds) <= budget) {
     return AttachMode::kInherit;
   }
   // Per-thread rings also need room for threads started later.
-  if (static_cast<long>(threads + threads / 4) <= budget) return AttachMode::kPerThread;
-  if (static_cast<long>(cpus_.size()) <= budget) return AttachMode::kCpuFiltered;
+  const size_t per_thread = (opt_.off_cpu ? 2 : 1) * (threads + threads / 4);
+  if (static_cast<long>(per_thread) <= budget) return AttachMode::kPerThread;
+  if (static_cast<long>(cpus_.size() * (opt_.off_cpu ? 2 : 1)) <= budget) {
+    return AttachMode::kCpuFiltered;
+  }
   return makeError("attaching needs at least " + std::to_string(cpus_.size()) +
                        " file descriptors, but the limit is " + std::to_string(limit),
                    "raise it: ulimit -n 65536 (the hard limit may need root)");
@@ -263,30 +358,46 @@ Result<AttachMode> Session::chooseAttachMode(size_t threads) {
 
 Status Session::coverThread(pid_t tid) {
   const bool inherit = mode_ == AttachMode::kInherit;
+  const size_t thread_pages = std::min(opt_.mmap_pages, kPerThreadRingPages);
   if (!inherit) {
     auto fd = perf::openEvent(attr_, tid, -1);
     if (!fd) return fd.takeError();
     ++events_opened_;
     if (auto st = perf::enableEvent(fd->get()); !st) return st;
-    return addRing(std::move(*fd), std::min(opt_.mmap_pages, kPerThreadRingPages), -1, tid);
+    if (auto st = addRing(std::move(*fd), thread_pages, -1, tid); !st) return st;
+    if (!opt_.off_cpu) return {};
+    auto off = openOffCpu(tid, -1);
+    if (!off) return off.takeError();
+    if (auto st = perf::enableEvent(off->get()); !st) return st;
+    return addOffCpuRing(std::move(*off), std::max<size_t>(1, thread_pages / 2), -1, tid);
   }
+  // One ring per CPU and event; the events of later threads write into it.
+  auto cover = [&](Fd fd, int cpu, std::unordered_map<int, int>& ring_of, Stream source) -> Status {
+    auto it = ring_of.find(cpu);
+    if (it == ring_of.end()) {
+      int raw = fd.get();
+      Status st = source == Stream::kOffCpu ? addOffCpuRing(std::move(fd), opt_.mmap_pages, cpu, -1)
+                                            : addRing(std::move(fd), opt_.mmap_pages, cpu, -1);
+      if (!st) return st;
+      ring_of[cpu] = raw;
+      return perf::enableEvent(raw);
+    }
+    if (::ioctl(fd.get(), PERF_EVENT_IOC_SET_OUTPUT, it->second) != 0) {
+      return systemError("cannot redirect a perf event into its CPU's ring");
+    }
+    if (auto st = perf::enableEvent(fd.get()); !st) return st;
+    redirected_.push_back(std::move(fd));
+    return {};
+  };
   for (int cpu : cpus_) {
     auto fd = perf::openEvent(attr_, tid, cpu);
     if (!fd) return fd.takeError();
     ++events_opened_;
-    auto it = ring_of_cpu_.find(cpu);
-    if (it == ring_of_cpu_.end()) {
-      int raw = fd->get();
-      if (auto st = addRing(std::move(*fd), opt_.mmap_pages, cpu, -1); !st) return st;
-      ring_of_cpu_[cpu] = raw;
-      if (auto st = perf::enableEvent(raw); !st) return st;
-      continue;
-    }
-    if (::ioctl(fd->get(), PERF_EVENT_IOC_SET_OUTPUT, it->second) != 0) {
-      return systemError("cannot redirect a perf event into its CPU's ring");
-    }
-    if (auto st = perf::enableEvent(fd->get()); !st) return st;
-    redirected_.push_back(std::move(*fd));
+    if (auto st = cover(std::move(*fd), cpu, ring_of_cpu_, Stream::kMain); !st) return st;
+    if (!opt_.off_cpu) continue;
+    auto off = openOffCpu(tid, cpu);
+    if (!off) return off.takeError();
+    if (auto st = cover(std::move(*off), cpu, off_ring_of_cpu_, Stream::kOffCpu); !st) return st;
   }
   return {};
 }
@@ -376,7 +487,7 @@ void Session::drainAll() {
         std::memcpy(&lost, bytes + sizeof *hdr + 8, sizeof lost);
         r->stats.lost += lost;
       }
-      queue_->push(hdr, bytes, size);
+      queue_->push(hdr, bytes, size, static_cast<uint8_t>(r->source));
     });
   }
 }
@@ -397,10 +508,19 @@ bool Session::targetsAlive() const {
 
 Result<RecordOutcome> Session::run() {
   if (auto tc = perf::eventTypeConfig(opt_.event); !tc) return tc.takeError();
+  if (auto st = checkOffCpu(); !st) return st.takeError();
   const bool launch = !opt_.command.empty();
   std::optional<HeldChild> child;
   if (launch) {
-    auto held = HeldChild::spawn(opt_.command);
+    std::vector<std::string> env;
+    if (opt_.spans) {
+      if (auto st = spans_.listen(); !st) {
+        warnings_.push_back("spans are not recorded: " + st.error().describe());
+      } else {
+        env.push_back(spans_.environment());
+      }
+    }
+    auto held = HeldChild::spawn(opt_.command, env);
     if (!held) return held.takeError();
     child.emplace(std::move(*held));
     if (auto st = openLaunch(child->pid()); !st) return st.takeError();
@@ -460,6 +580,7 @@ Result<RecordOutcome> Session::run() {
                                                  : unwind::UnwindMode::kDwarf);
   }
   if (!filter_pids_.empty()) converter_->setPidFilter(filter_pids_);
+  if (opt_.off_cpu) converter_->enableOffCpu(opt_.off_cpu_min_ns);
   queue_ = std::make_unique<EventQueue>(attr_.sample_type, attr_.sample_regs_user);
 
   // Events exist (and, attaching, are enabled): what was mapped before them
@@ -469,9 +590,14 @@ Result<RecordOutcome> Session::run() {
     for (pid_t pid : listProcesses()) synthesize(pid);
   } else if (!launch) {
     for (pid_t pid : opt_.pids) synthesize(pid);
+    if (opt_.spans) {
+      for (pid_t pid : opt_.pids) spans_.attach(pid, warnings_);
+    }
   }
 
-  auto apply = [&](const perf::Record& rec) { converter_->apply(rec); };
+  auto apply = [&](const perf::Record& rec, uint8_t source) {
+    converter_->apply(rec, static_cast<Stream>(source));
+  };
   const pid_t pid = launch ? child->pid() : -1;
   SignalScope signals(pid, wake_write.get());
   if (launch) {
@@ -495,10 +621,12 @@ Result<RecordOutcome> Session::run() {
     drainAll();
     queue_->flushBefore(pass_start - kReorderSlackNs, apply);
     closeHungPerThreadRings();
+    spans_.poll();
     if (pass_start >= next_tick) {
       // Ticks keep their cadence; one that ran past the next skips it. None
       // after one asked to stop.
-      TickInfo info{pass_start - meta.start_monotonic_ns, &converter_->stats(), kept_.get()};
+      TickInfo info{pass_start - meta.start_monotonic_ns, &converter_->stats(), kept_.get(), {}};
+      if (opt_.off_cpu) info.open_off_cpu = converter_->openOffCpu(pass_start - kReorderSlackNs);
       const bool go_on = opt_.on_tick(profile_, info);
       next_tick += opt_.tick_ns;
       if (const uint64_t now = monotonicNs(); next_tick <= now) next_tick = now + opt_.tick_ns;
@@ -548,6 +676,7 @@ Result<RecordOutcome> Session::run() {
     fds.clear();
     fds.push_back(pollfd{wake_read.get(), POLLIN, 0});
     for (auto& r : rings_) fds.push_back(pollfd{r->hup ? -1 : r->fd.get(), POLLIN, 0});
+    fds.push_back(pollfd{spans_.fd(), POLLIN, 0});  // a new process's span channel
     if (::poll(fds.data(), fds.size(), timeout) > 0) {
       char buf[64];
       while (::read(wake_read.get(), buf, sizeof buf) > 0) {
@@ -555,7 +684,7 @@ Result<RecordOutcome> Session::run() {
       // An event whose task is gone reports POLLHUP forever: stop polling it
       // (a per-CPU ring is still drained every pass; a per-thread one is
       // drained once more and closed).
-      for (size_t i = 1; i < fds.size(); ++i) {
+      for (size_t i = 1; i + 1 < fds.size(); ++i) {
         if ((fds[i].revents & (POLLHUP | POLLERR)) != 0) rings_[i - 1]->hup = true;
       }
     }
@@ -566,6 +695,8 @@ Result<RecordOutcome> Session::run() {
   for (Fd& fd : redirected_) (void)perf::disableEvent(fd.get());
   drainAll();
   queue_->flushAll(apply);
+  spans_.finish(profile_, meta.start_monotonic_ns, warnings_);
+  converter_->finish(end);
 
   outcome.exit_status = launch ? shellStatus(status) : 0;
   outcome.stats = converter_->stats();
@@ -583,6 +714,15 @@ Result<RecordOutcome> Session::run() {
   meta.unsampled_count = outcome.stats.unsampled_count;
   meta.target_cpu_ns = launch ? cpuNs(ru) : 0;
   meta.exit_status = outcome.exit_status;
+  if (opt_.off_cpu) {
+    const OffCpuStats& o = outcome.stats.off_cpu;
+    meta.off_cpu = 1;
+    meta.off_cpu_min_ns = opt_.off_cpu_min_ns;
+    meta.off_cpu_short_count = o.short_count;
+    meta.off_cpu_short_ns = o.short_ns;
+    meta.switch_records_lost = outcome.stats.switch_lost;
+    meta.switch_unpaired = o.unpaired;
+  }
   return outcome;
 }
 

@@ -21,6 +21,9 @@
 //           not fit, per-CPU events on every task, filtered to the targets'
 //           pids, are used where perf_event_paranoid permits (c).
 //   system  one event per CPU on every task (pid = -1).
+// --off-cpu adds a second event (perf::makeOffCpuAttr) beside each of these,
+// in its own ring, so that its lost records are switch records and the
+// converter knows which stream a record came from.
 // Existing mappings and thread names of attached (or, for -a, all)
 // processes are synthesized from /proc before the first sample is applied.
 //
@@ -62,7 +65,15 @@ struct TickInfo {
   uint64_t elapsed_ns = 0;  // since the session started (sample times are relative to its start)
   const ConverterStats* stats = nullptr;  // samples, lost, ... so far
   const KeptFiles* kept_files = nullptr;  // the mapped files held open so far (for symbolizing)
+  // --off-cpu: threads off CPU right now, as off-CPU samples clipped at the
+  // time the Profile is complete to (not in the Profile: their end is not
+  // known yet).
+  std::vector<model::Sample> open_off_cpu;
 };
+
+// --off-cpu-min's default: off-CPU intervals shorter than this are counted,
+// not stored (docs/BENCHMARKS.md, "Off-CPU time", has the measurement).
+inline constexpr uint64_t kDefaultOffCpuMinNs = 100'000;
 
 struct RecordOptions {
   std::vector<std::string> command;  // launch: argv; command[0] is looked up in PATH
@@ -83,6 +94,15 @@ struct RecordOptions {
   bool inherit = true;              // launch: follow threads and children
   uint64_t duration_ns = 0;         // -d; 0 = until the targets end or a signal
   AttachMode attach_mode = AttachMode::kAuto;  // tests force one with STROBE_ATTACH_MODE
+  // Spans and roles of processes linked with libstrobe (span_receiver.hpp):
+  // a launched command is told where to send them, attached processes are
+  // read through /proc/PID/fd.
+  bool spans = false;
+  // --off-cpu: also record each interval a thread spends off CPU (needs a
+  // time event and call stacks); shorter ones than off_cpu_min_ns are
+  // counted only.
+  bool off_cpu = false;
+  uint64_t off_cpu_min_ns = kDefaultOffCpuMinNs;
   // Live views: called every tick_ns (> 0) while recording; false stops.
   std::function<bool(model::Profile&, const TickInfo&)> on_tick;
   uint64_t tick_ns = 0;
@@ -93,6 +113,7 @@ struct RingStats {
   pid_t tid = -1;  // -1 for a per-CPU ring
   uint64_t samples = 0;
   uint64_t lost = 0;
+  bool off_cpu = false;  // the off-CPU event's ring (samples: switch-outs)
 };
 
 struct RecordOutcome {

@@ -42,6 +42,13 @@ constexpr Field kFields[] = {
     {"exit_status", &Meta::exit_status},
     {"sample_period", &Meta::sample_period},
     {"target", &Meta::target},
+    {"dropped_spans", &Meta::dropped_spans},
+    {"off_cpu", &Meta::off_cpu},
+    {"off_cpu_min_ns", &Meta::off_cpu_min_ns},
+    {"off_cpu_short_count", &Meta::off_cpu_short_count},
+    {"off_cpu_short_ns", &Meta::off_cpu_short_ns},
+    {"switch_records_lost", &Meta::switch_records_lost},
+    {"switch_unpaired", &Meta::switch_unpaired},
     {"incomplete", &Meta::incomplete},
     {"stopped_reason", &Meta::stopped_reason},
 };

@@ -46,7 +46,8 @@ Result<Db*> openChecked(const std::string& path, Db& db) {
   int64_t version = rc == SQLITE_ROW ? sqlite3_column_int64(v.get(), 0) : 0;
   if (version > kSchemaVersion) {
     return makeError(path + " was written by a newer strobe (schema " + std::to_string(version) +
-                         "); this strobe reads schema " + std::to_string(kSchemaVersion),
+                         "); this strobe reads schemas " + std::to_string(kOldestSchemaVersion) +
+                         " to " + std::to_string(kSchemaVersion),
                      "upgrade strobe to read it", ErrorKind::kUnsupported);
   }
   return &db;

@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "base/mmap.hpp"
+#include "model/measure.hpp"
 #include "store/meta_codec.hpp"
 #include "store/row_view.hpp"
 #include "store/schema.hpp"
@@ -42,6 +43,7 @@ class Reader {
     if (st) st = readStacks();
     if (st) st = readSamples();
     if (st) st = readThreads();
+    if (st) st = readSpans();
     if (!st) return st.takeError();
     return std::move(p_);
   }
@@ -143,17 +145,19 @@ class Reader {
       return makeError(path_ + " is not a strobe recording (an SQLite database of another program)",
                        kNotStrobeHint, ErrorKind::kCorrupt);
     }
-    const std::string ours = "this strobe reads schema " + std::to_string(kSchemaVersion);
+    const std::string ours = "this strobe reads schemas " + std::to_string(kOldestSchemaVersion) +
+                             " to " + std::to_string(kSchemaVersion);
     if (version > kSchemaVersion) {
       return makeError(path_ + " was written by a newer strobe (schema " + std::to_string(version) +
                            "); " + ours,
                        "upgrade strobe to read it", ErrorKind::kUnsupported);
     }
-    if (version < kSchemaVersion) {
+    if (version < kOldestSchemaVersion) {
       return makeError(
           path_ + " has an unknown schema version " + std::to_string(version) + "; " + ours,
           kCorruptHint, ErrorKind::kCorrupt);
     }
+    version_ = static_cast<int>(version);
     return {};
   }
 
@@ -183,6 +187,11 @@ class Reader {
     for (const char* t : kTables) {
       if (present.count(t) == 0) return corrupt(std::string("table '") + t + "' is missing");
     }
+    for (const char* t : kTablesSince2) {
+      if (version_ >= 2 && present.count(t) == 0) {
+        return corrupt(std::string("table '") + t + "' is missing");
+      }
+    }
     return {};
   }
 
@@ -190,9 +199,9 @@ class Reader {
     return forEachRow("meta", "SELECT key, value FROM meta", [&](RowView& r, auto) -> Status {
       std::string key = r.text(0);
       std::string value = r.text(1);
-      if (key == "schema_version" && value != std::to_string(kSchemaVersion)) {
+      if (key == "schema_version" && value != std::to_string(version_)) {
         return corrupt("meta schema_version '" + printable(value) +
-                       "' disagrees with PRAGMA user_version " + std::to_string(kSchemaVersion));
+                       "' disagrees with PRAGMA user_version " + std::to_string(version_));
       }
       if (auto problem = applyMetaRow(p_.meta(), key, value)) {
         return corrupt("meta key '" + printable(key) + "': " + *problem);
@@ -315,15 +324,18 @@ class Reader {
         rc != SQLITE_OK) {
       return sqliteError(rc, "samples");
     }
-    const char* sql =
-        has_stack_end != 0
-            ? "SELECT rowid, time_ns, tid, cpu, stack_id, weight, stack_end FROM samples "
-              "ORDER BY rowid"
-            : "SELECT rowid, time_ns, tid, cpu, stack_id, weight, 0 FROM samples ORDER BY rowid";
-    // Times and weights are never negative, and all weights together fit
-    // in int64 (pprof's type), so no sum over samples can overflow.
+    // Version 1 had no kind: its samples are all of its event's kind.
+    const bool has_kind = version_ >= 2;
+    const int64_t old_kind = static_cast<int64_t>(model::kindOfEvent(p_.meta().event));
+    const std::string sql = std::string("SELECT rowid, time_ns, tid, cpu, stack_id, weight, ") +
+                            (has_stack_end != 0 ? "stack_end" : "0") + ", " +
+                            (has_kind ? "kind, off_cpu_reason" : std::to_string(old_kind) + ", 0") +
+                            " FROM samples ORDER BY rowid";
+    // Times and weights are never negative, and all weights together (every
+    // kind's: pprof's wall value adds CPU and off-CPU) fit in int64, pprof's
+    // type, so no sum over samples can overflow.
     uint64_t total = 0;
-    return forEachRow("samples", sql, [&](RowView& r, sqlite3_stmt* s) -> Status {
+    return forEachRow("samples", sql.c_str(), [&](RowView& r, sqlite3_stmt* s) -> Status {
       model::Sample x;
       x.time_ns = static_cast<uint64_t>(r.integer(1, "time_ns", 0, INT64_MAX));
       x.tid = static_cast<int32_t>(r.integer(2, "tid", INT32_MIN, INT32_MAX));
@@ -331,6 +343,9 @@ class Reader {
       x.stack = r.id(4, "stack_id", stacks, "stacks", true);
       x.weight = static_cast<uint64_t>(r.integer(5, "weight", 0, INT64_MAX));
       x.stack_end = static_cast<model::StackEnd>(r.integer(6, "stack_end", 0, model::kMaxStackEnd));
+      x.kind = static_cast<model::SampleKind>(r.integer(7, "kind", 0, model::kMaxSampleKind));
+      x.off_cpu_reason = static_cast<model::OffCpuReason>(
+          r.integer(8, "off_cpu_reason", 0, model::kMaxOffCpuReason));
       if (r.ok() && x.weight > static_cast<uint64_t>(INT64_MAX) - total) {
         r.note("the weights add up to more than " + std::to_string(INT64_MAX));
       }
@@ -342,7 +357,10 @@ class Reader {
   }
 
   Status readThreads() {
-    const char* sql = "SELECT rowid, tid, pid, name FROM threads ORDER BY rowid";
+    // Version 1 has no roles.
+    const char* sql = version_ >= 2
+                          ? "SELECT rowid, tid, pid, name, role FROM threads ORDER BY rowid"
+                          : "SELECT rowid, tid, pid, name, '' FROM threads ORDER BY rowid";
     return forEachRow("threads", sql, [&](RowView& r, sqlite3_stmt* s) -> Status {
       model::Thread t;
       t.tid = static_cast<int32_t>(r.integer(1, "tid", INT32_MIN, INT32_MAX));
@@ -352,13 +370,32 @@ class Reader {
       }
       if (!r.ok()) return rowError("threads", sqlite3_column_int64(s, 0), r.problem());
       t.name = r.text(3);
+      t.role = r.text(4);
       p_.setThread(std::move(t));
       return {};
     });
   }
 
+  Status readSpans() {
+    if (version_ < 2) return {};
+    const char* sql = "SELECT rowid, tid, start_ns, end_ns, name, depth FROM spans ORDER BY rowid";
+    return forEachRow("spans", sql, [&](RowView& r, sqlite3_stmt* s) -> Status {
+      model::Span x;
+      x.tid = static_cast<int32_t>(r.integer(1, "tid", INT32_MIN, INT32_MAX));
+      x.start_ns = r.u64(2, "start_ns");
+      x.end_ns = r.u64(3, "end_ns");
+      x.depth = static_cast<uint32_t>(r.integer(5, "depth", 0, kMaxU32));
+      if (r.ok() && x.end_ns < x.start_ns) r.note("end_ns is before start_ns");
+      if (!r.ok()) return rowError("spans", sqlite3_column_int64(s, 0), r.problem());
+      x.name = p_.internString(r.text(4));
+      p_.addSpan(x);
+      return {};
+    });
+  }
+
   const std::string& path_;
-  int64_t size_ = 0;  // of the file, in bytes
+  int version_ = kSchemaVersion;  // of the file being read
+  int64_t size_ = 0;              // of the file, in bytes
   Db db_;
   model::Profile p_;
 };

@@ -1,7 +1,11 @@
-// Internal to src/store: the SQL text of schema version 1 (tables and views),
+// Internal to src/store: the SQL text of the schema (tables and views),
 // shared by the writer and the reader's checks. docs/FORMAT.md documents it;
-// change both together, and bump kSchemaVersion for any change a version-1
-// reader could not read.
+// change both together, and bump kSchemaVersion for any change an older
+// reader could not read. Version 2 added `spans`, `threads.role`, the code
+// tables (kCreateCodeTablesSql), and samples.kind and samples.off_cpu_reason
+// (off-CPU time; an older reader would count it as CPU time); version-1
+// recordings are read with every sample of the kind their event gives
+// (model::kindOfEvent).
 // Owns: static constant strings only. Thread safety: immutable.
 #pragma once
 
@@ -32,8 +36,29 @@ CREATE TABLE stacks(
 CREATE TABLE samples(
   time_ns INTEGER NOT NULL, tid INTEGER NOT NULL, cpu INTEGER NOT NULL,
   stack_id INTEGER REFERENCES stacks(id), weight INTEGER NOT NULL,
-  stack_end INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE threads(tid INT PRIMARY KEY NOT NULL, pid INTEGER NOT NULL, name TEXT NOT NULL);
+  stack_end INTEGER NOT NULL DEFAULT 0, kind INTEGER NOT NULL DEFAULT 0,
+  off_cpu_reason INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE threads(tid INT PRIMARY KEY NOT NULL, pid INTEGER NOT NULL, name TEXT NOT NULL,
+  role TEXT NOT NULL DEFAULT '');
+CREATE TABLE spans(
+  tid INTEGER NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
+  name TEXT NOT NULL, depth INTEGER NOT NULL);
+)sql";
+
+// The code of the functions that hold self samples (model/code.hpp),
+// created after the tables above. code.bytes is the range's bytes or an
+// empty blob (not kept); code_lines are its line-table rows, `offset` bytes
+// from the function's first byte.
+inline constexpr const char* kCreateCodeTablesSql = R"sql(
+CREATE TABLE code(
+  id INTEGER PRIMARY KEY, function_id INTEGER REFERENCES functions(id),
+  module_id INTEGER NOT NULL REFERENCES modules(id), offset INTEGER NOT NULL,
+  address INTEGER NOT NULL, size INTEGER NOT NULL, arch TEXT NOT NULL,
+  bytes BLOB NOT NULL, checksum INTEGER NOT NULL);
+CREATE TABLE code_lines(
+  code_id INTEGER NOT NULL REFERENCES code(id), offset INTEGER NOT NULL,
+  file TEXT NOT NULL, line INTEGER NOT NULL,
+  PRIMARY KEY(code_id, offset)) WITHOUT ROWID;
 )sql";
 
 // Views for SQL users; the reader never uses them.
@@ -43,7 +68,7 @@ CREATE TABLE threads(tid INT PRIMARY KEY NOT NULL, pid INTEGER NOT NULL, name TE
 //   stack_frames: every frame of every stack, depth 0 = leaf.
 inline constexpr const char* kCreateViewsSql = R"sql(
 CREATE VIEW leaf_functions AS
-SELECT s.rowid AS sample_id, s.time_ns, s.tid, s.cpu, s.weight, s.stack_id,
+SELECT s.rowid AS sample_id, s.time_ns, s.tid, s.cpu, s.weight, s.kind, s.stack_id,
        st.location_id, m.path AS module,
        CASE
          WHEN st.id IS NULL THEN NULL
@@ -69,8 +94,12 @@ WITH RECURSIVE walk(stack_id, depth, location_id, parent_id) AS (
 SELECT stack_id, depth, location_id FROM walk;
 )sql";
 
-// Every table a version-1 recording must have, in the order the reader loads them.
+// Every table a recording must have, in the order the reader loads them.
 inline constexpr std::array<const char*, 8> kTables = {
     "meta", "modules", "functions", "locations", "location_lines", "stacks", "samples", "threads"};
+// And the tables version 2 added that every report reads. Version 2's code
+// and code_lines are read by annotate alone (code_reader.cpp names their
+// damage), so a recording missing them still reports.
+inline constexpr std::array<const char*, 1> kTablesSince2 = {"spans"};
 
 }  // namespace strobe::store

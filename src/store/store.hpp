@@ -21,9 +21,14 @@
 
 namespace strobe::store {
 
-// The schema version this strobe writes and reads (PRAGMA user_version and
-// meta 'schema_version').
-inline constexpr int kSchemaVersion = 1;
+// The schema version this strobe writes (PRAGMA user_version and meta
+// 'schema_version'); it reads every version from kOldestSchemaVersion on.
+// Version 2 added spans and thread roles (table spans, threads.role), what
+// each sample's weight measures (samples.kind, samples.off_cpu_reason) and the
+// kept code of sampled functions (tables code and code_lines, read by
+// readCode()).
+inline constexpr int kSchemaVersion = 2;
+inline constexpr int kOldestSchemaVersion = 1;
 // PRAGMA application_id of every strobe recording: "STRB" in ASCII.
 inline constexpr int32_t kApplicationId = 0x53545242;
 
@@ -41,5 +46,15 @@ Status writeProfile(const model::Profile& profile, const std::string& path);
 //   kUnsupported written by a newer strobe (higher schema version)
 //   kGeneric     anything else (I/O, out of memory)
 Result<model::Profile> readProfile(const std::string& path);
+
+// Adds to `profile` (as readProfile(path) returned it) the code the
+// recording kept of its sampled functions (model/code.hpp). Reports that do
+// not need it never load it. Returns false, adding nothing, for a recording
+// written before strobe kept code (schema 1). Errors (kCorrupt for a damaged
+// code table, naming the row; kGeneric for I/O) leave `profile` unchanged,
+// and the rest of the recording is still good: callers warn and go on.
+// Bytes are not checked against their size or checksum here (annotate does,
+// and says what it found).
+Result<bool> readCode(const std::string& path, model::Profile& profile);
 
 }  // namespace strobe::store

@@ -42,6 +42,7 @@ class Writer {
     if ((rc = db_.exec(pragmas.c_str())) != SQLITE_OK) return fail(rc);
     if ((rc = db_.exec("BEGIN")) != SQLITE_OK) return fail(rc);
     if ((rc = db_.exec(kCreateTablesSql)) != SQLITE_OK) return fail(rc);
+    if ((rc = db_.exec(kCreateCodeTablesSql)) != SQLITE_OK) return fail(rc);
     if ((rc = db_.exec(kCreateViewsSql)) != SQLITE_OK) return fail(rc);
     if ((rc = writeRows()) != SQLITE_OK) return fail(rc);
     if ((rc = db_.exec("COMMIT")) != SQLITE_OK) return fail(rc);
@@ -71,6 +72,14 @@ class Writer {
       sqlite3_bind_null(st, i);
     } else {
       sqlite3_bind_int64(st, i, id);
+    }
+  }
+  // A blob; an empty one too (a null pointer would bind NULL).
+  static void bind(sqlite3_stmt* st, int i, const std::vector<uint8_t>& v) {
+    if (v.empty()) {
+      sqlite3_bind_zeroblob(st, i, 0);
+    } else {
+      sqlite3_bind_blob64(st, i, v.data(), v.size(), SQLITE_STATIC);
     }
   }
   static int64_t u64(uint64_t v) { return static_cast<int64_t>(v); }  // same 64 bits
@@ -117,16 +126,46 @@ class Writer {
     for (const model::StackNode& n : p_.stacks()) {
       if (!ok(insert(s, id++, n.parent, n.location))) return rc;
     }
-    if (!prep("INSERT INTO samples VALUES(?,?,?,?,?,?)")) return rc;
+    if (!prep("INSERT INTO samples VALUES(?,?,?,?,?,?,?,?)")) return rc;
     for (const model::Sample& x : p_.samples()) {
       if (!ok(insert(s, u64(x.time_ns), int64_t{x.tid}, int64_t{x.cpu}, x.stack, u64(x.weight),
-                     static_cast<int64_t>(x.stack_end)))) {
+                     static_cast<int64_t>(x.stack_end), static_cast<int64_t>(x.kind),
+                     static_cast<int64_t>(x.off_cpu_reason)))) {
         return rc;
       }
     }
-    if (!prep("INSERT INTO threads VALUES(?,?,?)")) return rc;
+    if (!prep("INSERT INTO threads VALUES(?,?,?,?)")) return rc;
     for (const model::Thread& t : p_.threads()) {
-      if (!ok(insert(s, int64_t{t.tid}, int64_t{t.pid}, t.name))) return rc;
+      if (!ok(insert(s, int64_t{t.tid}, int64_t{t.pid}, t.name, t.role))) return rc;
+    }
+    if (!prep("INSERT INTO spans VALUES(?,?,?,?,?)")) return rc;
+    for (const model::Span& x : p_.spans()) {
+      if (!ok(insert(s, int64_t{x.tid}, u64(x.start_ns), u64(x.end_ns), p_.str(x.name),
+                     int64_t{x.depth}))) {
+        return rc;
+      }
+    }
+    return writeCode(s);
+  }
+
+  int writeCode(Stmt& s) {
+    int rc = SQLITE_OK;
+    auto ok = [&](int r) { return (rc = r) == SQLITE_OK; };
+    if (!ok(s.prepare(db_, "INSERT INTO code VALUES(?,?,?,?,?,?,?,?,?)"))) return rc;
+    int64_t id = 0;
+    for (const model::FunctionCode& c : p_.code()) {
+      if (!ok(insert(s, id++, c.function, c.module, u64(c.offset), u64(c.address), u64(c.size),
+                     c.arch, c.bytes, u64(c.checksum)))) {
+        return rc;
+      }
+    }
+    if (!ok(s.prepare(db_, "INSERT INTO code_lines VALUES(?,?,?,?)"))) return rc;
+    id = 0;
+    for (const model::FunctionCode& c : p_.code()) {
+      for (const model::CodeLine& l : c.lines) {
+        if (!ok(insert(s, id, int64_t{l.offset}, p_.str(l.file), int64_t{l.line}))) return rc;
+      }
+      ++id;
     }
     return SQLITE_OK;
   }

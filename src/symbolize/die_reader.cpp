@@ -1,10 +1,13 @@
 #include "symbolize/die_reader.hpp"
 
+#include "symbolize/debug_sections.hpp"
+
 #include <dwarf.h>
 #include <elf.h>
 #include <libelf.h>
 
 #include <bit>
+#include <span>
 
 namespace strobe::symbolize {
 namespace {
@@ -42,13 +45,22 @@ bool UnitReader::open(Dwarf_CU* cu) {
       next <= die_off) {
     return false;
   }
+  // The unit must lie in .debug_info: dwarf_next_unit does not check a
+  // unit's length against the section (a hostile length made the scan read
+  // past it; found by fuzz/die_fuzz.cpp).
+  const auto* first = static_cast<const uint8_t*>(cudie.addr);
+  const std::span<const uint8_t> info = debugSections(elf).info;
+  if (first < info.data() + in_unit ||
+      next - die_off > static_cast<uint64_t>(info.data() + info.size() - first)) {
+    return false;
+  }
   cu_ = cu;
   version_ = version;
   address_size_ = address_size;
   offset_size_ = offset_size;
   ref_addr_size_ = version < 3 ? address_size : offset_size;
   unit_die_offset_ = die_off;
-  first_ = static_cast<const uint8_t*>(cudie.addr);
+  first_ = first;
   unit_start_ = first_ - in_unit;
   end_ = first_ + (next - die_off);
   return true;

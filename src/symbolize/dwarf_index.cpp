@@ -475,6 +475,28 @@ std::optional<SourceLine> DwarfIndex::declaration(Svma function_start) {
   return lookup(function_start);
 }
 
+std::vector<DwarfIndex::LineRange> DwarfIndex::lineRows(Svma lo, Svma hi) {
+  std::vector<LineRange> out;
+  if (!hasDebugInfo() || lo.v >= hi.v) return out;
+  UnitIndex* u = impl_->unitFor(lo.v);
+  if (u == nullptr || u->line_lo.empty()) return out;
+  size_t i = u->line_buckets.upperBound(u->line_lo, lo.v);
+  if (i > 0) --i;
+  for (; i < u->line_lo.size() && u->line_lo[i] < hi.v; ++i) {
+    const LineInfo& r = u->line_info[i];
+    LineRange row;
+    row.address = std::max(u->line_lo[i], lo.v);
+    if (r.line != kGapLine && r.file != kNoFile) {
+      row.file = Impl::fileOf(*u, r.file);
+      row.line = r.line;
+    }
+    // Rows that say the same as the one before add nothing.
+    if (!out.empty() && out.back().file == row.file && out.back().line == row.line) continue;
+    out.push_back(row);
+  }
+  return out;
+}
+
 uint32_t DwarfIndex::startLine(Svma function_start) {
   auto d = declaration(function_start);
   return d ? d->line : 0;

@@ -124,6 +124,17 @@ class DwarfIndex {
   // declaration(function_start)'s line, 0 when unknown.
   [[nodiscard]] uint32_t startLine(Svma function_start);
 
+  // The line-table rows of [lo, hi) in address order, from the unit that
+  // covers lo: each row holds from its `address` (lo for the first) to the
+  // next row; line 0 and file "" where no row covers the code. Empty when
+  // DWARF knows nothing of lo. Files are views into the DwarfIndex.
+  struct LineRange {
+    uint64_t address = 0;
+    std::string_view file;
+    uint32_t line = 0;
+  };
+  [[nodiscard]] std::vector<LineRange> lineRows(Svma lo, Svma hi);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -5,6 +5,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <mutex>
@@ -86,6 +87,7 @@ ElfFile& ElfFile::operator=(ElfFile&& o) noexcept {
     path_ = std::move(o.path_);
     build_id_ = std::move(o.build_id_);
     type_ = o.type_;
+    machine_ = o.machine_;
     pie_ = o.pie_;
     segments_ = std::move(o.segments_);
   }
@@ -124,6 +126,7 @@ Status ElfFile::load(uint64_t file_size) {
   GElf_Ehdr ehdr;
   if (::gelf_getehdr(e, &ehdr) == nullptr) return corrupt(path_, "bad ELF header");
   type_ = ehdr.e_type;
+  machine_ = ehdr.e_machine;
 
   size_t phnum = 0;
   if (::elf_getphdrnum(e, &phnum) != 0) return corrupt(path_, "bad program header count");
@@ -207,6 +210,30 @@ std::optional<Svma> ElfFile::fileOffsetToSvma(FileOffset off) const {
     }
   }
   return std::nullopt;
+}
+
+std::optional<FileOffset> ElfFile::svmaToFileOffset(Svma start, uint64_t size) const {
+  for (const LoadSegment& s : segments_) {
+    if (start.v >= s.vaddr.v && start.v - s.vaddr.v <= s.file_size &&
+        size <= s.file_size - (start.v - s.vaddr.v)) {
+      return FileOffset(start.v - s.vaddr.v + s.offset.v);
+    }
+  }
+  return std::nullopt;
+}
+
+Result<std::vector<uint8_t>> ElfFile::readBytes(FileOffset offset, uint64_t size) const {
+  std::vector<uint8_t> out(size);
+  uint64_t done = 0;
+  while (done < size) {
+    ssize_t n =
+        ::pread(fd_.get(), out.data() + done, size - done, static_cast<off_t>(offset.v + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return systemError("cannot read " + path_);
+    if (n == 0) return corrupt(path_, "truncated: code past the end of the file");
+    done += static_cast<uint64_t>(n);
+  }
+  return out;
 }
 
 }  // namespace strobe::symbolize

@@ -57,6 +57,14 @@ class ElfFile {
   // p_offset + p_filesz gives off − p_offset + p_vaddr. nullopt when no
   // segment holds the offset.
   [[nodiscard]] std::optional<Svma> fileOffsetToSvma(FileOffset off) const;
+  // The inverse: the file offset of [start, start + size) when one PT_LOAD
+  // holds all of it in the file, else nullopt.
+  [[nodiscard]] std::optional<FileOffset> svmaToFileOffset(Svma start, uint64_t size) const;
+  // e_machine (EM_X86_64, EM_AARCH64, ...).
+  [[nodiscard]] uint16_t machine() const { return machine_; }
+  // `size` bytes of the file from `offset`, read from the file itself (not
+  // the inflated copy); kCorrupt when the file is shorter.
+  [[nodiscard]] Result<std::vector<uint8_t>> readBytes(FileOffset offset, uint64_t size) const;
   // Borrowed; valid while this ElfFile lives (and replaced by
   // inflateDebugSections()).
   [[nodiscard]] Elf* elf() const { return elf_.get(); }
@@ -81,6 +89,7 @@ class ElfFile {
   std::unique_ptr<Elf, ElfCloser> elf_;
   std::string build_id_;
   uint16_t type_ = 0;
+  uint16_t machine_ = 0;
   bool pie_ = false;
   std::vector<LoadSegment> segments_;
 };

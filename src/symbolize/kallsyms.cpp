@@ -70,6 +70,13 @@ std::optional<std::string_view> Kallsyms::lookup(uint64_t address) const {
   return std::string_view(it->name);
 }
 
+std::optional<Kallsyms::Range> Kallsyms::range(uint64_t address) const {
+  auto it = std::upper_bound(symbols_.begin(), symbols_.end(), address,
+                             [](uint64_t a, const Symbol& s) { return a < s.address; });
+  if (it == symbols_.begin() || it == symbols_.end()) return std::nullopt;
+  return Range{std::prev(it)->address, it->address};
+}
+
 std::string kptrRestrictHint(int kptr_restrict) {
   std::string now =
       kptr_restrict >= 0 ? " (kernel.kptr_restrict is " + std::to_string(kptr_restrict) + ")" : "";

@@ -39,6 +39,13 @@ class Kallsyms {
   // The text symbol containing `address` (the nearest at or below it, when
   // the address is below the next symbol), or nullopt.
   [[nodiscard]] std::optional<std::string_view> lookup(uint64_t address) const;
+  // Where lookup(address)'s symbol starts and where the next symbol does
+  // (its end, exclusive); nullopt when lookup fails or it is the last one.
+  struct Range {
+    uint64_t start = 0;
+    uint64_t end = 0;
+  };
+  [[nodiscard]] std::optional<Range> range(uint64_t address) const;
   // True when the file listed symbols but every address was 0.
   [[nodiscard]] bool hidden() const { return hidden_; }
   [[nodiscard]] size_t size() const { return symbols_.size(); }

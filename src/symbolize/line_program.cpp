@@ -224,6 +224,7 @@ bool readHeader(Cursor& c, Header& h, const uint8_t*& program, const uint8_t*& e
   all.skip(length);
   if (!all.ok()) return false;
   end = unit + length;
+  c = Cursor(unit, end);  // the header lies in the unit (a zero length has none)
   h.version = static_cast<unsigned>(c.fixed(2));
   if (h.version < 2 || h.version > 5) return false;
   if (h.version >= 5) {
@@ -242,7 +243,9 @@ bool readHeader(Cursor& c, Header& h, const uint8_t*& program, const uint8_t*& e
   if (!c.ok() || h.line_range == 0 || h.max_ops == 0 || h.opcode_base == 0) return false;
   h.opcode_lengths = c.at();
   c.skip(h.opcode_base - 1);
-  return c.ok();
+  // The fields read so far must lie before the program that header_length
+  // says follows them (the file tables are read up to it).
+  return c.ok() && c.at() <= program;
 }
 
 // The state machine of DWARF 5 section 6.2.2, keeping what the index uses.
@@ -286,9 +289,10 @@ bool runProgram(Cursor& c, const Header& h, std::vector<LineRow>& rows) {
       case 0: {  // extended
         uint64_t len = c.uleb();
         if (!c.ok() || len == 0) return false;
-        Cursor ext(c.at(), c.at() + len);
-        c.skip(len);
+        const uint8_t* at = c.at();
+        c.skip(len);  // checks len against the bytes left before forming at + len
         if (!c.ok()) return false;
+        Cursor ext(at, at + len);
         switch (ext.u8()) {
           case DW_LNE_end_sequence:
             emit(true);

@@ -159,7 +159,7 @@ std::optional<SymbolMatch> SymbolTable::lookup(Svma addr) const {
     const Entry& e = entries_[k];
     if (addr.v < e.end) {
       return SymbolMatch{std::string_view(names_).substr(e.name_offset, e.name_length),
-                         Svma(e.start), e.size};
+                         Svma(e.start), e.size, Svma(e.end)};
     }
     k = e.parent;
   }
@@ -172,7 +172,7 @@ std::optional<SymbolMatch> SymbolTable::nearest(Svma addr) const {
   if (it == entries_.begin()) return std::nullopt;
   const Entry& e = *std::prev(it);
   return SymbolMatch{std::string_view(names_).substr(e.name_offset, e.name_length), Svma(e.start),
-                     e.size};
+                     e.size, Svma(e.end)};
 }
 
 }  // namespace strobe::symbolize

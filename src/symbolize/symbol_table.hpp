@@ -41,6 +41,7 @@ struct SymbolMatch {
   std::string_view name;  // as in the symbol table (mangled)
   Svma start;
   uint64_t size = 0;  // as stated in the table (0 for size-0 symbols)
+  Svma end;           // where the symbol's coverage ends (exclusive; size-0 symbols: the next)
 };
 
 class SymbolTable {

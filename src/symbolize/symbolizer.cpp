@@ -1,11 +1,16 @@
 #include "symbolize/symbolizer.hpp"
 
+#include <elf.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <map>
 #include <optional>
+#include <set>
 #include <thread>
 
+#include "model/code.hpp"
 #include "model/module_path.hpp"
 #include "symbolize/debug_file.hpp"
 #include "symbolize/demangle.hpp"
@@ -389,6 +394,119 @@ Status Symbolizer::finish(model::Profile& profile, Batch& batch) {
         ErrorKind::kCorrupt);
   }
   return {};
+}
+
+}  // namespace strobe::symbolize
+
+namespace strobe::symbolize {
+namespace {
+
+// The architecture names of model::FunctionCode::arch.
+std::string_view archOfMachine(uint16_t machine) {
+  if (machine == EM_X86_64) return "x86_64";
+  if (machine == EM_AARCH64) return "aarch64";
+  return "";
+}
+
+}  // namespace
+
+uint64_t Symbolizer::keepCode(model::Profile& profile) {
+  const std::vector<model::Location>& locations = profile.locations();
+  const std::vector<model::Module>& modules = profile.modules();
+  const std::vector<model::LeafWeight> leaves = model::leafWeights(profile);
+  std::set<std::pair<model::ModuleId, uint64_t>> kept;  // (module, offset) already in the profile
+  uint64_t budget = model::kMaxCodeBytes;
+  for (const model::FunctionCode& c : profile.code()) {
+    kept.emplace(c.module, c.offset);
+    budget -= std::min(budget, static_cast<uint64_t>(c.bytes.size()));
+  }
+
+  // The functions holding self samples, by (module, start), with their weight.
+  struct Candidate {
+    model::FunctionCode code;
+    ModuleSymbols* file = nullptr;  // nullptr: a kernel range, no bytes
+    uint64_t weight = 0;
+    uint64_t hottest = 0;  // the weight of the location that names the function
+  };
+  std::map<std::pair<model::ModuleId, uint64_t>, Candidate> found;
+  std::vector<ModuleSymbols*> file_of(modules.size(), nullptr);
+  std::vector<bool> looked(modules.size(), false);
+  for (size_t li = 0; li < locations.size(); ++li) {
+    const model::Location& loc = locations[li];
+    if (leaves[li].weight == 0 || loc.module == model::kNone || loc.module >= modules.size()) {
+      continue;
+    }
+    const std::string& path = profile.str(modules[loc.module].path);
+    model::FunctionCode c;
+    c.module = loc.module;
+    ModuleSymbols* m = nullptr;
+    if (path == kKernelModule) {
+      if (!kallsyms_ || kallsyms_->hidden()) continue;
+      auto r = kallsyms_->range(loc.address);
+      if (!r || r->end - r->start > model::kMaxFunctionCodeBytes) continue;
+      c.offset = c.address = r->start;
+      c.size = r->end - r->start;
+    } else {
+      if (!looked[loc.module]) {
+        looked[loc.module] = true;
+        auto it = cache_.find(path + '\0' + profile.str(modules[loc.module].build_id));
+        if (it != cache_.end()) file_of[loc.module] = it->second.get();
+      }
+      m = file_of[loc.module];
+      if (m == nullptr) continue;
+      auto pc = m->elf.fileOffsetToSvma(FileOffset(loc.offset));
+      auto sym = pc ? m->symbols.lookup(*pc) : std::nullopt;
+      if (!sym || sym->end.v <= sym->start.v) continue;
+      auto at = m->elf.svmaToFileOffset(sym->start, sym->end.v - sym->start.v);
+      if (!at) continue;
+      c.offset = at->v;
+      c.address = sym->start.v;
+      c.size = sym->end.v - sym->start.v;
+      c.arch = std::string(archOfMachine(m->elf.machine()));
+    }
+    if (kept.count({c.module, c.offset}) != 0) continue;
+    auto [it, fresh] = found.try_emplace({c.module, c.offset});
+    Candidate& cand = it->second;
+    if (fresh) {
+      cand.code = std::move(c);
+      cand.file = m;
+    }
+    cand.weight += leaves[li].weight;
+    if (!loc.lines.empty() && leaves[li].weight > cand.hottest) {
+      cand.hottest = leaves[li].weight;
+      cand.code.function = loc.lines.back().function;
+    }
+  }
+
+  // Hottest first, so that the bounds leave out the coolest functions.
+  std::vector<Candidate*> order;
+  for (auto& [key, cand] : found) order.push_back(&cand);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Candidate* a, const Candidate* b) { return a->weight > b->weight; });
+  uint64_t kept_bytes = 0;
+  for (Candidate* cand : order) {
+    model::FunctionCode& c = cand->code;
+    ModuleSymbols* m = cand->file;
+    if (m != nullptr && c.size <= model::kMaxFunctionCodeBytes && c.size <= budget) {
+      if (auto bytes = m->elf.readBytes(FileOffset(c.offset), c.size)) {
+        c.bytes = std::move(*bytes);
+        c.checksum = model::codeChecksum(c.bytes);
+        budget -= c.size;
+        kept_bytes += c.size;
+      }
+    }
+    // The line rows are for annotate, which needs the bytes too.
+    if (!c.bytes.empty()) {
+      const Svma lo(c.address);
+      const Svma hi(c.address + c.size);
+      for (const DwarfIndex::LineRange& row : m->dwarf->lineRows(lo, hi)) {
+        c.lines.push_back(model::CodeLine{static_cast<uint32_t>(row.address - c.address),
+                                          profile.internString(row.file), row.line});
+      }
+    }
+    profile.addCode(std::move(c));
+  }
+  return kept_bytes;
 }
 
 }  // namespace strobe::symbolize

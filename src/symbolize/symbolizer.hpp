@@ -92,6 +92,15 @@ class Symbolizer {
   // Whether resolve() has files to read (else it returns at once).
   [[nodiscard]] static bool hasWork(const Batch& batch);
 
+  // Keeps in the profile the code of the functions that hold its self
+  // samples (model/code.hpp says which and how much): each one's range by
+  // its symbol, its bytes read from the module file (or the recorder's kept
+  // copy) and its line-table rows; for kernel frames the range alone, from
+  // /proc/kallsyms. Uses the files symbolize() opened, so call it after
+  // symbolize(); ranges already in the profile are not added again.
+  // Returns the bytes kept.
+  uint64_t keepCode(model::Profile& profile);
+
   // Warnings of the last symbolize() call, one line each (a module that could
   // not be used is reported once per Symbolizer).
   [[nodiscard]] const std::vector<std::string>& warnings() const { return warnings_; }

@@ -75,7 +75,7 @@ void LiveTop::show(model::Profile& p, uint64_t elapsed_ns, uint64_t lost, uint64
   symbolize(p, wait_ns);
   SnapshotOptions view = opt_.view.view;
   if (screen_) view.top = std::min(view.top, screen_->rowsThatFit());
-  Snapshot snap = buildSnapshot(p, view, SessionStatus{elapsed_ns, lost});
+  Snapshot snap = buildSnapshot(p, view, SessionStatus{elapsed_ns, lost, open_off_cpu_});
   if (screen_) {
     screen_->draw(snap, keysHelp());
   } else {
@@ -92,6 +92,7 @@ bool LiveTop::onTick(model::Profile& p, const record::TickInfo& t) {
   kept_ = t.kept_files;
   last_elapsed_ns_ = t.elapsed_ns;
   last_lost_ = t.stats != nullptr ? t.stats->lost : 0;
+  open_off_cpu_ = t.open_off_cpu;
   if (!opt_.interactive) {
     show(p, t.elapsed_ns, last_lost_, refreshWaitNs());
     return opt_.max_snapshots == 0 || shown_ < opt_.max_snapshots;
@@ -129,6 +130,7 @@ bool LiveTop::onTick(model::Profile& p, const record::TickInfo& t) {
 
 void LiveTop::finish(model::Profile& p, const record::KeptFiles* kept, uint64_t lost) {
   kept_ = kept;
+  open_off_cpu_.clear();  // the session closed every interval
   if (opt_.interactive) {
     screen_.reset();
     return;

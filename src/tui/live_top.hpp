@@ -21,6 +21,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "base/result.hpp"
 #include "model/profile.hpp"
@@ -89,6 +90,7 @@ class LiveTop {
   uint64_t next_show_ns_ = 0;        // interactive: elapsed time of the next refresh
   uint64_t last_elapsed_ns_ = 0;
   uint64_t last_lost_ = 0;
+  std::vector<model::Sample> open_off_cpu_;  // threads off CPU at the last tick
   std::set<std::string> warnings_;
   Error error_;
 };

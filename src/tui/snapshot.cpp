@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <span>
 
 #include "base/terminal_text.hpp"
+#include "model/measure.hpp"
+
 #include "output/text_report.hpp"
 
 namespace strobe::tui {
@@ -29,9 +32,15 @@ std::vector<model::Sample> samplesInWindow(const model::Profile& p, uint64_t ela
   if (window_ns == 0 || window_ns >= elapsed_ns) return p.samples();
   const uint64_t since = elapsed_ns - window_ns;
   std::vector<model::Sample> out;
-  // Samples arrive nearly in time order: the window is at the end.
   for (const model::Sample& s : p.samples()) {
-    if (s.time_ns >= since) out.push_back(s);
+    if (s.time_ns >= since) {
+      out.push_back(s);
+    } else if (s.kind == model::SampleKind::kOffCpu && s.time_ns + s.weight > since) {
+      model::Sample clipped = s;
+      clipped.weight = s.time_ns + s.weight - since;
+      clipped.time_ns = since;
+      out.push_back(clipped);
+    }
   }
   return out;
 }
@@ -45,14 +54,38 @@ Snapshot buildSnapshot(const model::Profile& p, const SnapshotOptions& opt,
   snap.span_ns =
       opt.window_ns != 0 && opt.window_ns < status.elapsed_ns ? opt.window_ns : status.elapsed_ns;
   snap.lost = status.lost;
-  snap.unit = std::string(model::eventUnit(p.meta().event));
+  const model::View view = opt.view != model::View::kAuto ? opt.view : model::viewOf(p);
+  const model::Measure measure = model::measureOf(view, p.meta().event);
+  snap.unit = measure.time() ? "ns" : measure.count_unit;
+  snap.label = measure.label;
   snap.by = opt.by;
 
-  std::vector<model::Sample> windowed;
+  // The view's samples, the open off-CPU intervals with them.
+  std::vector<model::Sample> selected;
   std::span<const model::Sample> samples(p.samples());
-  if (opt.window_ns != 0) {
-    windowed = samplesInWindow(p, status.elapsed_ns, opt.window_ns);
-    samples = windowed;
+  const bool all_in_view =
+      status.open_off_cpu.empty() &&
+      std::all_of(p.samples().begin(), p.samples().end(),
+                  [&](const model::Sample& s) { return model::inView(view, s.kind); });
+  if (opt.window_ns != 0 || !all_in_view) {
+    selected =
+        opt.window_ns != 0 ? samplesInWindow(p, status.elapsed_ns, opt.window_ns) : p.samples();
+    const uint64_t since = snap.elapsed_ns - snap.span_ns;
+    for (model::Sample s : status.open_off_cpu) {
+      if (s.time_ns + s.weight <= since) continue;
+      if (s.time_ns < since) {
+        s.weight = s.time_ns + s.weight - since;
+        s.time_ns = since;
+      }
+      selected.push_back(s);
+    }
+    std::erase_if(selected, [&](const model::Sample& s) { return !model::inView(view, s.kind); });
+    samples = selected;
+  }
+  if (view == model::View::kWall) {
+    const model::TimeSplit split = model::timeSplit(samples);
+    snap.cpu_ns = split.cpu_ns;
+    snap.off_cpu_ns = split.off_cpu_ns;
   }
   snap.totals = model::totals(samples);
   if (snap.span_ns != 0) {
@@ -79,8 +112,11 @@ Snapshot buildSnapshot(const model::Profile& p, const SnapshotOptions& opt,
 
 bool parseGroupBy(std::string_view name, model::GroupBy& by) {
   std::optional<model::GroupBy> g = model::parseGroupBy(name);
-  // top has no file or process rows (see USAGE.md).
-  if (!g || *g == model::GroupBy::kFile || *g == model::GroupBy::kProcess) return false;
+  // top has no file, process or address rows (see USAGE.md).
+  if (!g || *g == model::GroupBy::kFile || *g == model::GroupBy::kProcess ||
+      *g == model::GroupBy::kAddress) {
+    return false;
+  }
   by = *g;
   return true;
 }

@@ -30,8 +30,14 @@ const char* heading(model::GroupBy by) {
 }  // namespace
 
 std::string headerLine(const Snapshot& s) {
-  std::string sampled = s.unit == "ns" ? "sampled CPU " + output::formatDuration(s.totals.weight)
-                                       : fmt::format("sampled {} {}", s.totals.weight, s.unit);
+  std::string sampled = s.unit == "ns"
+                            ? fmt::format("sampled {} {}", s.label.empty() ? "CPU" : s.label,
+                                          output::formatDuration(s.totals.weight))
+                            : fmt::format("sampled {} {}", s.totals.weight, s.unit);
+  if (s.off_cpu_ns != 0) {
+    sampled += fmt::format(" (CPU {} + off-CPU {})", output::formatDuration(s.cpu_ns),
+                           output::formatDuration(s.off_cpu_ns));
+  }
   std::string span =
       s.window_ns == 0 ? "cumulative" : "last " + output::formatDuration(s.window_ns);
   return fmt::format(

@@ -10,7 +10,9 @@
 #include <cstdlib>
 #include <limits>
 #include <mutex>
+#include <string_view>
 
+#include "unwind/cfi_registers.hpp"
 #include "unwind/regs.hpp"
 
 namespace strobe::unwind {
@@ -100,6 +102,26 @@ bool compile(Dwarf_CFI* cfi, uint64_t svma, Rule& rule) {
   return rule.cfa_kind != Rule::kCfaNone;
 }
 
+// Whether the section `name` of `elf` (absent: yes) names only registers
+// below kMaxCfiRegister. A compressed .debug_frame is checked as libdw
+// would read it, inflated.
+bool boundedCfi(Elf* elf, std::string_view name) {
+  size_t shstrndx = 0;
+  if (::elf_getshdrstrndx(elf, &shstrndx) != 0) return true;
+  for (Elf_Scn* scn = nullptr; (scn = ::elf_nextscn(elf, scn)) != nullptr;) {
+    GElf_Shdr sh;
+    if (::gelf_getshdr(scn, &sh) == nullptr || sh.sh_type == SHT_NOBITS) continue;
+    const char* n = ::elf_strptr(elf, shstrndx, sh.sh_name);
+    if (n == nullptr || name != n) continue;
+    if ((sh.sh_flags & SHF_COMPRESSED) != 0 && ::elf_compress(scn, 0, 0) < 0) return false;
+    Elf_Data* d = ::elf_getdata(scn, nullptr);
+    if (d == nullptr || d->d_buf == nullptr) return true;
+    return cfiRegistersBounded({static_cast<const uint8_t*>(d->d_buf), d->d_size},
+                               name == ".eh_frame");
+  }
+  return true;
+}
+
 void initLibelf() {
   static std::once_flag once;
   std::call_once(once, [] { ::elf_version(EV_CURRENT); });
@@ -135,15 +157,19 @@ Result<std::unique_ptr<ModuleCfi>> ModuleCfi::open(const std::string& path) {
     }
     m->segments_.push_back(Segment{ph.p_offset, ph.p_vaddr, ph.p_filesz});
   }
-  m->eh_cfi_ = ::dwarf_getcfi_elf(m->elf_);
+  // CFI naming registers no code has would make libdw allocate gigabytes
+  // (cfi_registers.hpp): such a file's CFI is not used.
+  if (boundedCfi(m->elf_, ".eh_frame")) m->eh_cfi_ = ::dwarf_getcfi_elf(m->elf_);
   return m;
 }
 
 Dwarf_CFI* ModuleCfi::debugCfi() const {
   if (!debug_tried_) {
     debug_tried_ = true;
-    dwarf_ = ::dwarf_begin_elf(elf_, DWARF_C_READ, nullptr);
-    if (dwarf_ != nullptr) debug_cfi_ = ::dwarf_getcfi(dwarf_);
+    if (boundedCfi(elf_, ".debug_frame")) {
+      dwarf_ = ::dwarf_begin_elf(elf_, DWARF_C_READ, nullptr);
+      if (dwarf_ != nullptr) debug_cfi_ = ::dwarf_getcfi(dwarf_);
+    }
   }
   return debug_cfi_;
 }

@@ -1,7 +1,9 @@
 // Opens strobe's outputs in headless Chromium (Debian's /usr/bin/chromium,
 // driven by playwright-core): the speedscope file in speedscope's own page
 // (the npm package, served from localhost), and the flame graph SVG and the
-// HTML viewer directly from file://. Fails on any console error, page error
+// HTML viewer directly from file:// (also that of a recording with off-CPU
+// time: its timeline draws off-CPU intervals in their own colour). Fails on
+// any console error, page error
 // or dialog other than the SVG's search prompt (the hostile function name
 // must never run), and checks that thread names and the hot function are on
 // screen, that search highlights it, and (viewer) that a time range or a
@@ -30,6 +32,21 @@ execFileSync(path.join(build, "strobe-synth"), [db, "6000"]);
 execFileSync(path.join(build, "strobe"), ["report", db, "-f", "speedscope", "-o", speedscopeFile]);
 execFileSync(path.join(build, "strobe"), ["report", db, "--per-thread", "-o", svgFile]);
 execFileSync(path.join(build, "strobe"), ["report", db, "-o", htmlFile]);
+// The same with spans and thread roles, and what strobe report says of its
+// slowest spans (the viewer must agree).
+const spansDb = path.join(work, "synth-spans.db");
+const spansHtml = path.join(work, "spans.html");
+execFileSync(path.join(build, "strobe-synth"), [spansDb, "6000", "--spans"]);
+execFileSync(path.join(build, "strobe"), ["report", spansDb, "-o", spansHtml]);
+const samplesIn = (args) => JSON.parse(execFileSync(path.join(build, "strobe"),
+  ["report", spansDb, "-f", "json", ...args]).toString()).total_samples;
+const slowestSamples = samplesIn(["--span", "request", "--slowest", "1"]);
+const secondSamples = samplesIn(["--span", "request", "--longer-than", "100ms", "--tid", "1002"]);
+
+const offDb = path.join(work, "synth-offcpu.db");
+const offHtmlFile = path.join(work, "profile-offcpu.html");
+execFileSync(path.join(build, "strobe-synth"), [offDb, "6000", "--off-cpu"]);
+execFileSync(path.join(build, "strobe"), ["report", offDb, "-o", offHtmlFile]);
 
 let failures = 0;
 function check(ok, what) {
@@ -246,6 +263,119 @@ try {
 
     check(await page.evaluate(() => window.__strobe_xss === undefined), "no injected script ran");
     check(requests.length === 0, `the viewer fetched nothing (${requests.join(", ")})`);
+    done();
+    await page.close();
+  }
+  // the viewer's span tracks: hover a span, click it, pick from the slowest list
+  {
+    const page = await context.newPage();
+    const done = watch(page, "html viewer spans", false);
+    await page.goto(`file://${spansHtml}`);
+    await page.waitForSelector("#slowest-spans tbody tr");
+    check(await page.isVisible("#span-canvas"), "the viewer shows the span tracks");
+    const trackNames = await page.textContent("#span-names");
+    check(trackNames.includes("worker 1 (tid 1001)") && trackNames.includes("worker 2 (tid 1002)"),
+      `the span tracks are named by role ("${trackNames}")`);
+    const timelineNames = await page.textContent("#thread-names");
+    check(timelineNames.includes("worker 1 (tid 1001)"), "the timeline names threads by role");
+    const slow = await page.$$eval("#slowest-spans tbody tr", (trs) => trs.map((tr) =>
+      Array.from(tr.children).map((td) => td.textContent)));
+    check(slow[0][0] === "request" && slow[0][1] === "200.0 ms" && slow[0][2] === "worker 1 (tid 1001)",
+      `the slowest span comes first (${JSON.stringify(slow[0])})`);
+    check(slow[1][1] === "150.0 ms" && slow[1][2] === "worker 2 (tid 1002)",
+      `then the second slowest (${JSON.stringify(slow[1])})`);
+    await page.screenshot({ path: path.join(artifacts, "viewer-spans.png"), fullPage: true });
+
+    // Hover the slowest span on its track.
+    const box = await page.locator("#span-canvas").boundingBox();
+    const pos = await page.evaluate(() => {
+      const row = document.querySelector("#slowest-spans tbody tr");
+      return window.strobeViewer.spanPosition(Number(row.getAttribute("data-track")),
+        Number(row.getAttribute("data-index")));
+    });
+    await page.mouse.move(box.x + pos.x, box.y + pos.y);
+    const hover = await page.textContent("#span-details");
+    check(/^request +200\.0 ms +worker 1 \(tid 1001\)/.test(hover),
+      `hovering a span shows its name, duration and thread ("${hover}")`);
+
+    // Click it: its time range on its thread is selected.
+    await page.mouse.click(box.x + pos.x, box.y + pos.y);
+    const selected = () => page.$eval("#selection", (e) => Number(e.getAttribute("data-samples")));
+    const got = await selected();
+    check(got === slowestSamples && got > 0,
+      `clicking the slowest span selects its samples (${got}; strobe report --span request --slowest 1: ${slowestSamples})`);
+    const sel = await page.textContent("#selection");
+    check(sel.includes("threads: worker 1 (tid 1001)") && sel.includes("from 360.0 ms to 560.0 ms"),
+      `the selection is the span's thread and range ("${sel}")`);
+    check(await page.$eval("#slowest-spans tbody tr", (tr) => tr.className) === "selected",
+      "the slowest-spans list marks the selected span");
+    await page.screenshot({ path: path.join(artifacts, "viewer-span-selected.png"), fullPage: true });
+
+    // The list jumps to the second slowest.
+    await page.locator("#slowest-spans tbody tr").nth(1).click();
+    const second = await selected();
+    check(second === secondSamples && second > 0,
+      `the slowest-spans list selects the second slowest (${second}; strobe report: ${secondSamples})`);
+    check((await page.textContent("#selection")).includes("threads: worker 2 (tid 1002)"),
+      "the second slowest is on worker 2");
+    done();
+    await page.close();
+  }
+
+  // the HTML viewer of a recording with off-CPU time (worker-2 is off CPU
+  // from the middle of the recording on)
+  {
+    const page = await context.newPage();
+    const done = watch(page, "html viewer, off-CPU", false);
+    await page.goto(`file://${offHtmlFile}`);
+    await page.waitForSelector("#top-table tbody tr");
+    const summary = await page.textContent("#summary");
+    check(summary.includes("1,000 off-CPU intervals") && summary.includes("wall (CPU + off-CPU)"),
+      `the header counts off-CPU intervals and names the wall time ("${summary}")`);
+    const legend = await page.textContent("#legend");
+    check(legend.includes("CPU") && legend.includes("off-CPU"), `the timeline has a legend ("${legend}")`);
+    await page.screenshot({ path: path.join(artifacts, "viewer-offcpu.png"), fullPage: true });
+    // The timeline: threads main, worker-1, worker-2, 18 px a row; bars grow
+    // from the bottom of their row.
+    const tl = await page.locator("#timeline-canvas").boundingBox();
+    const tlPixel = (x, row) => page.evaluate(([px, py]) => {
+      const c = document.getElementById("timeline-canvas"), r = window.devicePixelRatio || 1;
+      return Array.from(c.getContext("2d").getImageData(Math.round(px * r), Math.round(py * r), 1, 1).data.slice(0, 3));
+    }, [x, row * 18 + 14]);
+    const cpuColor = "[52,110,200]", offColor = "[235,150,40]";
+    const w2early = JSON.stringify(await tlPixel(tl.width * 0.25, 2));
+    const w2late = JSON.stringify(await tlPixel(tl.width * 0.75, 2));
+    const w1late = JSON.stringify(await tlPixel(tl.width * 0.75, 1));
+    check(w2early === cpuColor, `worker-2 runs on CPU in the first half (${w2early})`);
+    check(w2late === offColor, `worker-2's off-CPU half is drawn in the off-CPU colour (${w2late})`);
+    check(w1late === cpuColor, `worker-1 stays on CPU (${w1late})`);
+    // The flame graph and table count CPU and off-CPU time: all of it.
+    const sel = await page.textContent("#selection");
+    check(sel.includes("6,000 of 6,000 samples (100.00% of the wall time)"),
+      `the selection covers CPU samples and off-CPU intervals ("${sel}")`);
+    const flame = await page.locator("#flame-canvas").boundingBox();
+    await page.mouse.move(flame.x + 5, flame.y + 8);
+    const details = await page.textContent("#details");
+    check(/^all +\(6,000 samples, 100\.00%, .+ wall\)/.test(details),
+      `hovering names the wall time ("${details}")`);
+    // Only worker-2: its off-CPU intervals are half its samples.
+    await page.getByText("worker-2 (1002)", { exact: true }).click();
+    const only = await page.$eval("#selection", (e) => Number(e.getAttribute("data-samples")));
+    check(only === 2000, `worker-2 has its CPU samples and off-CPU intervals (${only})`);
+    // Its last quarter is all off CPU: the flame graph's frames turn blue.
+    const flamePixel = (x, y) => page.evaluate(([px, py]) => {
+      const c = document.getElementById("flame-canvas"), r = window.devicePixelRatio || 1;
+      return Array.from(c.getContext("2d").getImageData(Math.round(px * r), Math.round(py * r), 1, 1).data.slice(0, 3));
+    }, [x, y]);
+    const before = await flamePixel(flame.width / 2, 17 + 8);
+    await page.mouse.move(tl.x + tl.width * 0.75, tl.y + 10);
+    await page.mouse.down();
+    await page.mouse.move(tl.x + tl.width * 0.99, tl.y + 30, { steps: 8 });
+    await page.mouse.up();
+    const after = await flamePixel(flame.width / 2, 17 + 8);
+    check(!(before[2] >= 220 && before[0] <= 90) && after[2] >= 220 && after[0] <= 90,
+      `frames mostly off CPU are drawn in blues (${JSON.stringify(before)} -> ${JSON.stringify(after)})`);
+    await page.screenshot({ path: path.join(artifacts, "viewer-offcpu-blue.png"), fullPage: true });
     done();
     await page.close();
   }

@@ -387,10 +387,15 @@ TEST_F(AttachTest, CountingEventIsNamedWithItsUnit) {
   EXPECT_GT(t.samples, 10u);
   EXPECT_EQ(t.weight, t.samples);  // one fault per sample
   Ran rep = runProcess({kStrobe, "report", db()});
-  EXPECT_NE(rep.out.find("event: page-faults (faults) every 1 faults   weight: " +
-                         std::to_string(t.weight) + " faults"),
+  EXPECT_NE(rep.out.find("event: page-faults every 1 faults   weight: " + std::to_string(t.weight) +
+                         " faults"),
             std::string::npos)
       << rep.out;
+  // Faults are counted, never shown as CPU time (#16, "Units follow the event").
+  EXPECT_NE(rep.out.find("   page-faults: " + std::to_string(t.weight) + " faults   threads: "),
+            std::string::npos)
+      << rep.out;
+  EXPECT_EQ(rep.out.find("CPU sampled"), std::string::npos) << rep.out;
 }
 
 TEST_F(AttachTest, ErrorsWordForWord) {

@@ -23,7 +23,8 @@ import threading
 import time
 
 build = os.path.abspath(sys.argv[1])
-lib = os.path.join(build, "libstrobe.so")
+# STROBE_ASAN_PRELOAD: the ASan runtime first, in a sanitizer build.
+lib = os.environ.get("STROBE_ASAN_PRELOAD", "") + os.path.join(build, "libstrobe.so")
 fixture = os.path.join(build, "tests", "fixtures", "fixture_shares")
 failures = []
 

@@ -19,7 +19,8 @@ trap cleanup EXIT
 
 pprof=$("$(dirname "$0")/../tools/build_pprof.sh" "$build")
 
-env LD_PRELOAD="$build/libstrobe.so" STROBE_HTTP=127.0.0.1:0 \
+# STROBE_ASAN_PRELOAD: the ASan runtime first, in a sanitizer build.
+env LD_PRELOAD="${STROBE_ASAN_PRELOAD:-}$build/libstrobe.so" STROBE_HTTP=127.0.0.1:0 \
   "$build/tests/fixtures/fixture_shares" 100000 1000000 2> "$work/err" &
 pid=$!
 port=

@@ -17,6 +17,10 @@ namespace strobe::test {
 namespace {
 
 const std::string kLib = STROBE_BINARY_DIR "/libstrobe.so";
+// What LD_PRELOAD names: libstrobe, after the ASan runtime in a sanitizer
+// build (tests/CMakeLists.txt), which must come first in the programs it is
+// preloaded into.
+const std::string kPreload = STROBE_ASAN_PRELOAD + kLib;
 
 // SELF% of the row whose function starts with `fn` in a text report, or -1.
 double selfPct(const std::string& report, const std::string& fn) {
@@ -45,7 +49,7 @@ class PreloadTest : public ::testing::Test {
 
 TEST_F(PreloadTest, ProfilesAnUnmodifiedProgramToExit) {
   std::string out = dir_ + "/app.txt";
-  Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + out,
+  Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kPreload, "STROBE_OUTPUT=" + out,
                       "STROBE_FREQ=999", kFixtures + "fixture_shares", "100000", "300"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("strobe: profile written to " + out), std::string::npos) << r.err;
@@ -77,11 +81,12 @@ TEST_F(PreloadTest, ThreadsRefusedForLackOfLockedMemoryAreReported) {
   fs::copy_file(fs::canonical(kLib), dir_ + "/libstrobe.so");
   fs::copy_file(kFixtures + "fixture_many_threads", dir_ + "/fixture");
   std::string out = dir_ + "/app.txt";
-  Ran r = runProcess(
-      {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c",
-       "ulimit -l 0 && exec timeout --preserve-status -s TERM 2 env LD_PRELOAD=" + dir_ +
-           "/libstrobe.so STROBE_ENGINE=perf STROBE_OUTPUT=" + out + " " + dir_ + "/fixture " +
-           std::to_string(threads)});
+  Ran r = runProcess({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                      "/bin/sh", "-c",
+                      "ulimit -l 0 && exec timeout --preserve-status -s TERM 2 env "
+                      "LD_PRELOAD=" STROBE_ASAN_PRELOAD +
+                          dir_ + "/libstrobe.so STROBE_ENGINE=perf STROBE_OUTPUT=" + out + " " +
+                          dir_ + "/fixture " + std::to_string(threads)});
   ASSERT_EQ(r.status, 0) << r.err;
   std::string report = readFile(out);
   size_t at = report.find("refused:   ");
@@ -104,7 +109,7 @@ TEST_F(PreloadTest, ThreadsRefusedForLackOfLockedMemoryAreReported) {
 
 TEST_F(PreloadTest, TimerEngineInPreloadMode) {
   std::string out = dir_ + "/app.txt";
-  Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + out,
+  Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kPreload, "STROBE_OUTPUT=" + out,
                       "STROBE_ENGINE=timer", "STROBE_FREQ=999", kFixtures + "fixture_shares",
                       "100000", "600"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -116,7 +121,7 @@ TEST_F(PreloadTest, TimerEngineInPreloadMode) {
 
 TEST_F(PreloadTest, FormatFollowsTheExtensionOrStrobeFormat) {
   std::string pb = dir_ + "/app.pb.gz";
-  Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + pb,
+  Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kPreload, "STROBE_OUTPUT=" + pb,
                       kFixtures + "fixture_shares", "100000", "50"});
   ASSERT_EQ(r.status, 0) << r.err;
   std::string bytes = readFile(pb);
@@ -126,7 +131,7 @@ TEST_F(PreloadTest, FormatFollowsTheExtensionOrStrobeFormat) {
 
   // A named format wins over the extension.
   std::string named = dir_ + "/app.pb.gz.txt";
-  r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + named,
+  r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kPreload, "STROBE_OUTPUT=" + named,
                   "STROBE_FORMAT=pprof", kFixtures + "fixture_shares", "100000", "50"});
   ASSERT_EQ(r.status, 0) << r.err;
   bytes = readFile(named);
@@ -135,7 +140,7 @@ TEST_F(PreloadTest, FormatFollowsTheExtensionOrStrobeFormat) {
 
   // An unknown format is an error, and no file is left behind.
   std::string bad = dir_ + "/app.bad";
-  r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + bad,
+  r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kPreload, "STROBE_OUTPUT=" + bad,
                   "STROBE_FORMAT=nope", kFixtures + "fixture_shares", "1000", "5"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("strobe: error: "), std::string::npos) << r.err;
@@ -143,7 +148,7 @@ TEST_F(PreloadTest, FormatFollowsTheExtensionOrStrobeFormat) {
 }
 
 TEST_F(PreloadTest, BadEnvironmentIsReportedAndTheProgramStillRuns) {
-  Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + dir_ + "/x.txt",
+  Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kPreload, "STROBE_OUTPUT=" + dir_ + "/x.txt",
                       "STROBE_MODE=gpu", kFixtures + "fixture_shares", "1000", "10"});
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.err.find("strobe: error: STROBE_MODE='gpu' is not a mode"), std::string::npos)
@@ -173,7 +178,7 @@ TEST_F(PreloadTest, FaultAndTerminationSignalsAreRefusedAsToggles) {
 TEST_F(PreloadTest, SignalTogglesWriteOneProfilePerPhase) {
   std::string out = dir_ + "/phase.txt";
   int pid =
-      startProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + out,
+      startProcess({"/usr/bin/env", "LD_PRELOAD=" + kPreload, "STROBE_OUTPUT=" + out,
                     "STROBE_SIGNAL=SIGUSR2", "STROBE_FREQ=499", kFixtures + "fixture_phases", dir_},
                    dir_);
   ASSERT_GT(pid, 0);
@@ -203,7 +208,7 @@ TEST_F(PreloadTest, ForkAndExecWhileProfiledComplete) {
   for (const char* engine : {"perf", "timer"}) {
     SCOPED_TRACE(engine);
     std::string out = dir_ + "/forks-%p.txt";
-    Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + out,
+    Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kPreload, "STROBE_OUTPUT=" + out,
                         std::string("STROBE_ENGINE=") + engine, "STROBE_FREQ=999",
                         kFixtures + "fixture_forks"});
     EXPECT_EQ(r.status, 0) << r.err;

@@ -1,5 +1,6 @@
-// strobe-synth OUT.db [SAMPLES] [--wide] [--start=UNIX_SECONDS]: writes a synthetic recording (see
-// synth_profile.hpp) for output tests and benchmarks.
+// strobe-synth OUT.db [SAMPLES] [--wide] [--off-cpu] [--start=UNIX_SECONDS] [--spans]: writes a
+// synthetic recording (see synth_profile.hpp) for output tests and benchmarks; --spans adds spans
+// and roles.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -10,24 +11,33 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: strobe-synth OUT.db [SAMPLES] [--wide] [--start=SECONDS]\n");
+    std::fprintf(stderr,
+                 "usage: strobe-synth OUT.db [SAMPLES] [--wide] [--off-cpu] [--start=SECONDS] [--spans]\n");
     return 2;
   }
   size_t samples = 10'000;
   bool wide = false;
+  bool spans = false;
+  bool off_cpu = false;
   uint64_t start_s = 0;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--wide") {
       wide = true;
+    } else if (a == "--spans") {
+      spans = true;
+    } else if (a == "--off-cpu") {
+      off_cpu = true;
     } else if (a.rfind("--start=", 0) == 0) {
       start_s = std::strtoull(a.c_str() + 8, nullptr, 10);
     } else {
       samples = std::strtoull(a.c_str(), nullptr, 10);
     }
   }
-  strobe::model::Profile p = strobe::test::synthProfile(samples, wide);
+  strobe::model::Profile p = off_cpu ? strobe::test::synthOffCpuProfile(samples)
+                                     : strobe::test::synthProfile(samples, wide);
   if (start_s != 0) p.meta().start_realtime_ns = start_s * 1'000'000'000ULL;
+  if (spans) strobe::test::addSynthSpans(p);
   auto st = strobe::store::writeProfile(p, argv[1]);
   if (!st) {
     std::fprintf(stderr, "strobe-synth: %s\n", st.error().describe().c_str());

@@ -132,4 +132,44 @@ model::Profile synthProfile(size_t samples, bool wide) {
   return p;
 }
 
+model::Profile synthOffCpuProfile(size_t samples) {
+  model::Profile p = synthProfile(samples, false);
+  p.meta().off_cpu = 1;
+  p.meta().off_cpu_min_ns = 100'000;
+  const uint64_t half = p.meta().duration_ns / 2;
+  size_t n = 0;
+  for (model::Sample& s : p.mutableSamples()) {
+    if (s.tid != 1002 || s.time_ns < half) continue;
+    s.kind = model::SampleKind::kOffCpu;
+    s.off_cpu_reason = n++ % 2 == 0 ? model::OffCpuReason::kLock : model::OffCpuReason::kIo;
+  }
+  return p;
+}
+
+}  // namespace strobe::test
+
+namespace strobe::test {
+
+void addSynthSpans(model::Profile& p) {
+  using namespace strobe::model;
+  constexpr uint64_t kMs = 1'000'000;
+  StringId request = p.internString("request");
+  StringId parse = p.internString("parse");
+  for (int32_t tid : {1001, 1002}) {
+    Thread t = *p.findThread(tid);
+    t.role = tid == 1001 ? "worker 1" : "worker 2";
+    p.setThread(t);
+    uint64_t at = 10 * kMs;
+    for (int k = 0;; ++k) {
+      uint64_t dur = 20 * kMs;
+      if (tid == 1001 && k == 7) dur = 200 * kMs;
+      if (tid == 1002 && k == 11) dur = 150 * kMs;
+      if (at + dur > p.meta().duration_ns) break;
+      p.addSpan(Span{tid, 0, at, at + dur, request});
+      p.addSpan(Span{tid, 1, at, at + 2 * kMs, parse});
+      at += dur + 30 * kMs;
+    }
+  }
+}
+
 }  // namespace strobe::test

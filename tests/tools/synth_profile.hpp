@@ -21,4 +21,17 @@ inline constexpr const char* kHostileName = "<script>alert(1)</script>&\"'";
 
 model::Profile synthProfile(size_t samples, bool wide);
 
+// Spans and roles on the workers of a synthProfile: workers 1001 and 1002
+// get the roles "worker 1" and "worker 2" and, from 10 ms on, a span
+// "request" of 20 ms every 50 ms (each with a nested "parse" of its first
+// 2 ms), except that worker 1's 8th request takes 200 ms and worker 2's
+// 12th 150 ms: the two slowest. Span boundaries are whole milliseconds.
+void addSynthSpans(model::Profile& p);
+
+// synthProfile as recorded with --off-cpu: worker-2's samples in the second
+// half of the recording become off-CPU intervals of the same stacks and
+// times (half waiting for a lock, half for I/O), so that thread is off CPU
+// from the middle on.
+model::Profile synthOffCpuProfile(size_t samples);
+
 }  // namespace strobe::test

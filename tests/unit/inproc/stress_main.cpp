@@ -1,8 +1,11 @@
 // Stress for the sanitizer builds of libstrobe: 64 threads for 5 s at
 // 999 Hz (8 of them end and are replaced again and again, and the main
-// thread forks and execs /bin/true meanwhile), through the C API. Prints the samples kept
-// and dropped; exits 0 when everything completed. A watchdog alarm turns a
-// deadlock into a failure.
+// thread forks and execs /bin/true meanwhile), through the C API; every
+// thread has a role and marks each round of work as a span (nested), so the
+// span rings are written while the session drains them and while threads
+// come and go. Prints the samples kept and dropped and the spans dropped;
+// exits 0 when everything completed. A watchdog alarm turns a deadlock into
+// a failure.
 // Usage: stress ENGINE(perf|timer) [THREADS] [SECONDS]
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,10 +41,22 @@ __attribute__((noinline)) void churn() {
 
 // generation < 0: until the end; else a short life (the slot is refilled).
 void worker(int generation) {
+  strobe_thread_role("stress", generation);
   auto end = generation < 0 ? std::chrono::steady_clock::time_point::max()
                             : std::chrono::steady_clock::now() +
                                   std::chrono::milliseconds(200 + generation * 50);
-  while (!g_stop.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < end) churn();
+  // A span per 8 rounds of work and one nested in it (as a service marks
+  // requests, not every function call): TSan makes the session's drain of
+  // each span slow, and a flood would starve the forks the test makes.
+  while (!g_stop.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < end) {
+    strobe_span_begin("round");
+    for (int i = 0; i < 8; ++i) {
+      if (i == 3) strobe_span_begin("churn");
+      churn();
+      if (i == 3) strobe_span_end();
+    }
+    strobe_span_end();
+  }
 }
 
 }  // namespace
@@ -102,9 +117,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", strobe_last_error());
     return 1;
   }
-  std::printf("engine %s: %llu samples kept, %llu dropped, %d forks, %d bad children\n",
-              strobe_engine_name(), static_cast<unsigned long long>(strobe_sample_count()),
-              static_cast<unsigned long long>(strobe_dropped_samples()), forks, bad_children);
+  std::printf(
+      "engine %s: %llu samples kept, %llu dropped, %llu spans dropped, %d forks, %d bad "
+      "children\n",
+      strobe_engine_name(), static_cast<unsigned long long>(strobe_sample_count()),
+      static_cast<unsigned long long>(strobe_dropped_samples()),
+      static_cast<unsigned long long>(strobe_dropped_spans()), forks, bad_children);
   if (strobe_report(stdout) != 0) return 1;
   return strobe_sample_count() > 0 && bad_children == 0 ? 0 : 1;
 }

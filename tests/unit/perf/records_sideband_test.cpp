@@ -176,8 +176,45 @@ TEST(PerfRecords, BadSizesAreCorrupt) {
             "corrupt SAMPLE record: its header says 80 bytes, but 72 were given");
 }
 
+TEST(PerfRecords, DecodesSwitchAndCpuWideSwitch) {
+  // A per-task event's SWITCH: the header and the sample_id trailer only.
+  Built out = RecordBuilder(PERF_RECORD_SWITCH,
+                            PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
+                  .sampleId(10, 11, 7'000, 2)
+                  .finish();
+  auto rec = decode(out);
+  ASSERT_TRUE(rec.ok()) << rec.error().describe();
+  const auto& w = std::get<SwitchRecord>(*rec);
+  EXPECT_EQ(w.pid, 10u);
+  EXPECT_EQ(w.tid, 11u);
+  EXPECT_EQ(w.time, 7'000u);
+  EXPECT_EQ(w.cpu, 2u);
+  EXPECT_TRUE(w.out);
+  EXPECT_TRUE(w.preempted);
+  EXPECT_EQ(recordTime(*rec), 7'000u);
+  // A per-CPU event's SWITCH_CPU_WIDE: the other task, then the trailer.
+  Built in = RecordBuilder(PERF_RECORD_SWITCH_CPU_WIDE, 0)
+                 .u32(20)
+                 .u32(21)
+                 .sampleId(30, 31, 8'000, 1)
+                 .finish();
+  rec = decode(in);
+  ASSERT_TRUE(rec.ok()) << rec.error().describe();
+  const auto& c = std::get<SwitchRecord>(*rec);
+  EXPECT_EQ(c.tid, 31u);  // the thread switching in
+  EXPECT_FALSE(c.out);
+  EXPECT_FALSE(c.preempted);
+  EXPECT_EQ(c.next_prev_pid, 20u);
+  EXPECT_EQ(c.next_prev_tid, 21u);
+  // Cut short: the trailer does not fit.
+  Built cut = RecordBuilder(PERF_RECORD_SWITCH_CPU_WIDE, 0).u32(20).u32(21).u64(1).finish();
+  rec = decode(cut);
+  ASSERT_FALSE(rec.ok());
+  EXPECT_EQ(rec.error().kind, ErrorKind::kCorrupt);
+}
+
 TEST(PerfRecords, UnknownTypesAreMonostate) {
-  for (uint32_t type : {uint32_t{PERF_RECORD_SWITCH}, uint32_t{PERF_RECORD_KSYMBOL}, 9999u}) {
+  for (uint32_t type : {uint32_t{PERF_RECORD_KSYMBOL}, uint32_t{PERF_RECORD_CGROUP}, 9999u}) {
     Built b = RecordBuilder(type).u64(1).finish();
     auto rec = decode(b);
     ASSERT_TRUE(rec.ok());

@@ -185,6 +185,29 @@ TEST(PerfRingBuffer, HeadFurtherThanTheRingIsCorrupt) {
   EXPECT_EQ(fake.meta->data_tail, 1000u);
 }
 
+// Found by fuzz/perf_records_fuzz.cpp: a record size that is not a
+// multiple of 8 left the next record misaligned for the decoder, which
+// reads its words in place.
+TEST(PerfRingBuffer, SizeNotAMultipleOf8IsCorrupt) {
+  FakeRing fake(256);
+  fake.write(numbered(1));
+  const perf_event_header odd{PERF_RECORD_SAMPLE, 0, 12};
+  fake.writeRaw(&odd, sizeof odd);
+  fake.writeRaw(std::string(4, '\0').data(), 4);
+  fake.write(numbered(2));
+  fake.writeRaw(std::string(4, '\0').data(), 4);  // back to a multiple of 8
+  RingBuffer ring = fake.reader();
+  std::vector<uint64_t> seen;
+  size_t n = ring.drain([&](auto, const uint8_t* bytes, size_t) {
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(bytes) % 8, 0u);
+    seen.push_back(seqOf(bytes));
+  });
+  EXPECT_EQ(n, 1u);
+  EXPECT_EQ(seen, (std::vector<uint64_t>{1}));
+  EXPECT_EQ(ring.corruptCount(), 1u);
+  EXPECT_EQ(fake.meta->data_tail, fake.meta->data_head);
+}
+
 TEST(PerfRingBuffer, RejectsSizesThatAreNotPowersOfTwo) {
   FakeRing fake(256);
   auto bad = RingBuffer::overMemory(fake.meta.get(), fake.bytes(), 200);

@@ -81,15 +81,16 @@ TEST_F(ReadErrorTest, AnotherProgramsSqliteDatabase) {
 
 TEST_F(ReadErrorTest, NewerSchema) {
   std::string path = recording();
-  execSql(path, "PRAGMA user_version = 2");
-  expectError(path, path + " was written by a newer strobe (schema 2); this strobe reads schema 1",
+  execSql(path, "PRAGMA user_version = 3");
+  expectError(path,
+              path + " was written by a newer strobe (schema 3); this strobe reads schemas 1 to 2",
               "upgrade strobe to read it", ErrorKind::kUnsupported);
 }
 
 TEST_F(ReadErrorTest, UnknownOlderSchema) {
   std::string path = recording();
   execSql(path, "PRAGMA user_version = 0");
-  expectError(path, path + " has an unknown schema version 0; this strobe reads schema 1",
+  expectError(path, path + " has an unknown schema version 0; this strobe reads schemas 1 to 2",
               kCorruptHint, ErrorKind::kCorrupt);
 }
 
@@ -198,13 +199,31 @@ TEST_F(ReadErrorTest, BadMetaValue) {
   expectCorrupt(path, "meta key 'command': not a JSON array of strings");
 }
 
+TEST_F(ReadErrorTest, SpanEndingBeforeItStarts) {
+  std::string path = recording();
+  execSql(path, "UPDATE spans SET end_ns = 5 WHERE name = 'request'");
+  expectCorrupt(path, "spans row 1: end_ns is before start_ns");
+}
+
+TEST_F(ReadErrorTest, SpanOfTheWrongType) {
+  std::string path = recording();
+  execSql(path, "UPDATE spans SET depth = 'deep' WHERE name = 'request'");
+  expectCorrupt(path, "spans row 1: depth is 'deep', not an integer");
+}
+
+TEST_F(ReadErrorTest, Version2WithoutSpans) {
+  std::string path = recording();
+  execSql(path, "DROP TABLE spans");
+  expectCorrupt(path, "table 'spans' is missing");
+}
+
 TEST_F(ReadErrorTest, DuplicateThread) {
   std::string path = recording();
   // Without its PRIMARY KEY the table accepts a second row for tid 4242.
   execSql(path,
           "CREATE TABLE t2 AS SELECT * FROM threads; DROP TABLE threads;"
-          "CREATE TABLE threads(tid, pid, name); INSERT INTO threads SELECT * FROM t2;"
-          "INSERT INTO threads VALUES(4242, 1, 'twin')");
+          "CREATE TABLE threads(tid, pid, name, role); INSERT INTO threads SELECT * FROM t2;"
+          "INSERT INTO threads VALUES(4242, 1, 'twin', '')");
   expectCorrupt(path, "threads row 5: tid 4242 repeats");
 }
 

@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "model/measure.hpp"
 #include "store/store.hpp"
 #include "store_test_util.hpp"
 
@@ -41,6 +42,66 @@ TEST_F(StoreTest, RecordingWithoutStackEndColumnReadsAsNotJudged) {
   for (const model::Sample& s : back->samples()) {
     EXPECT_EQ(s.stack_end, model::StackEnd::kNotJudged);
   }
+}
+
+TEST_F(StoreTest, Version1RecordingReadsWithoutSpansAndRoles) {
+  model::Profile original = richProfile();
+  ASSERT_TRUE(store::writeProfile(original, file("v1.db")));
+  // What strobe wrote before spans: no spans table, no role column, version 1.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file("v1.db").c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db,
+                         "DROP TABLE spans; ALTER TABLE threads DROP COLUMN role;"
+                         "DELETE FROM meta WHERE key = 'dropped_spans';"
+                         "UPDATE meta SET value = '1' WHERE key = 'schema_version';"
+                         "PRAGMA user_version = 1",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  auto back = store::readProfile(file("v1.db"));
+  ASSERT_TRUE(back.ok()) << back.error().describe();
+  EXPECT_TRUE(back->spans().empty());
+  EXPECT_EQ(back->meta().dropped_spans, 0u);
+  ASSERT_EQ(back->samples().size(), original.samples().size());
+  for (const model::Thread& t : back->threads()) EXPECT_EQ(t.role, "") << t.tid;
+}
+
+TEST_F(StoreTest, SpansAreQueryable) {
+  ASSERT_TRUE(store::writeProfile(richProfile(), file("rec.db")));
+  EXPECT_EQ(querySql(file("rec.db"),
+                     "SELECT name || '@' || depth FROM spans WHERE tid = 4243 "
+                     "ORDER BY start_ns LIMIT 1"),
+            "request@0");
+  EXPECT_EQ(querySql(file("rec.db"), "SELECT role FROM threads WHERE tid = 4243"), "worker 3");
+}
+
+// A version-1 recording (before samples had a kind): every sample is of its
+// event's kind, so an old page-faults recording counts faults, not CPU time.
+TEST_F(StoreTest, VersionOneRecordingsReadWithTheirEventsKind) {
+  for (const char* event : {"cpu-clock", "page-faults", "wall-clock"}) {
+    model::Profile original = richProfile();
+    original.meta().event = event;
+    std::erase_if(original.mutableSamples(),
+                  [](const model::Sample& s) { return s.kind != model::SampleKind::kCpu; });
+    original.meta().off_cpu = 0;
+    ASSERT_TRUE(store::writeProfile(original, file("v1.db")));
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(file("v1.db").c_str(), &db), SQLITE_OK);
+    const char* to_v1 =
+        "ALTER TABLE samples DROP COLUMN kind; ALTER TABLE samples DROP COLUMN off_cpu_reason;"
+        "UPDATE meta SET value='1' WHERE key='schema_version'; PRAGMA user_version=1;";
+    EXPECT_EQ(sqlite3_exec(db, "DROP VIEW leaf_functions", nullptr, nullptr, nullptr), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db, to_v1, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    sqlite3_close(db);
+    auto back = store::readProfile(file("v1.db"));
+    ASSERT_TRUE(back.ok()) << back.error().describe();
+    ASSERT_EQ(back->samples().size(), original.samples().size());
+    const model::SampleKind want = model::kindOfEvent(event);
+    for (const model::Sample& s : back->samples()) EXPECT_EQ(s.kind, want) << event;
+  }
+  EXPECT_EQ(model::kindOfEvent("page-faults"), model::SampleKind::kCount);
+  EXPECT_EQ(model::kindOfEvent("wall-clock"), model::SampleKind::kWall);
 }
 
 TEST_F(StoreTest, RoundTripOfAnEmptyProfile) {
@@ -88,8 +149,8 @@ TEST_F(StoreTest, FileIsIdentifiedAndVersioned) {
   ASSERT_TRUE(store::writeProfile(richProfile(), file("rec.db")));
   EXPECT_EQ(querySql(file("rec.db"), "PRAGMA application_id"),
             std::to_string(store::kApplicationId));
-  EXPECT_EQ(querySql(file("rec.db"), "PRAGMA user_version"), "1");
-  EXPECT_EQ(querySql(file("rec.db"), "SELECT value FROM meta WHERE key='schema_version'"), "1");
+  EXPECT_EQ(querySql(file("rec.db"), "PRAGMA user_version"), "2");
+  EXPECT_EQ(querySql(file("rec.db"), "SELECT value FROM meta WHERE key='schema_version'"), "2");
   EXPECT_EQ(querySql(file("rec.db"), "SELECT value FROM meta WHERE key='start_time_utc'"),
             "2024-05-01T12:51:30.123Z");
   // The command is a JSON array SQLite itself can take apart.
@@ -129,7 +190,11 @@ TEST_F(StoreTest, ViewsAnswerTheDocumentedQueries) {
   EXPECT_EQ(querySql(db,
                      "SELECT count(*) FROM samples GROUP BY time_ns / 1000000000 "
                      "ORDER BY time_ns / 1000000000"),
-            "41");
+            "47");
+  // One off-CPU interval per reason, and what each sample measures.
+  EXPECT_EQ(querySql(db, "SELECT count(*) FROM samples WHERE kind = 1"), "6");
+  EXPECT_EQ(querySql(db, "SELECT count(DISTINCT off_cpu_reason) FROM samples WHERE kind = 1"), "6");
+  EXPECT_EQ(querySql(db, "SELECT count(*) FROM leaf_functions WHERE kind = 1"), "6");
 }
 
 }  // namespace

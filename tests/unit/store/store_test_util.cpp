@@ -27,6 +27,12 @@ Profile richProfile() {
   m.refused_reason = "cannot map a 8 KiB perf ring: over kernel.perf_event_mlock_kb";
   m.exit_status = 130;
   m.stopped_reason = "sampling stopped early";
+  m.off_cpu = 1;
+  m.off_cpu_min_ns = 100'000;
+  m.off_cpu_short_count = 321;
+  m.off_cpu_short_ns = 12'345'678;
+  m.switch_records_lost = 4;
+  m.switch_unpaired = 5;
 
   ModuleId app = p.internModule("/opt/app/bin/app", "abcd1234");
   ModuleId libc = p.internModule("/usr/lib/x86_64-linux-gnu/libc.so.6", "");
@@ -60,10 +66,15 @@ Profile richProfile() {
   StackId s_raw = p.internStack(s_main, l_libc_raw);
   StackId s_nowhere = p.internStack(kNone, l_nowhere);
 
-  p.setThread({4243, 4242, "worker 1"});
+  p.setThread({4243, 4242, "worker 1", "worker 3"});
   p.setThread({4242, 4242, "app"});
   p.setThread({4300, 4242, "\xe7\xba\xbf\xe7\xa8\x8b"});
   p.setThread({4301, 4242, ""});
+
+  p.meta().dropped_spans = 7;
+  p.addSpan({4243, 0, 1'000, 90'000, p.internString("request")});
+  p.addSpan({4243, 1, 2'000, 3'000, p.internString("parse 'q' \"x\"")});
+  p.addSpan({4242, 0, 0xFFFFFFFFFFFFFF00ULL, 0xFFFFFFFFFFFFFFF0ULL, p.internString("")});
 
   const StackId stacks[] = {s_compute, s_inline, s_memcpy, s_kernel, s_raw, s_nowhere, kNone};
   uint64_t t = 0;
@@ -73,6 +84,13 @@ Profile richProfile() {
     p.addSample({t, tid, static_cast<uint32_t>(i % 4), stacks[i % 7],
                  1'000'000 + static_cast<uint64_t>(i) * 1000,
                  static_cast<StackEnd>(i % (model::kMaxStackEnd + 1))});
+  }
+  // Off-CPU intervals, one per reason.
+  for (uint8_t r = 0; r <= model::kMaxOffCpuReason; ++r) {
+    Sample off{t + 2 + r, 4243, 1, stacks[r % 7], 250'000 + r};
+    off.kind = SampleKind::kOffCpu;
+    off.off_cpu_reason = static_cast<OffCpuReason>(r);
+    p.addSample(off);
   }
   p.addSample({t + 1, 4300, 7, s_memcpy, 1});  // weights are below 2^63 (docs/FORMAT.md)
   return p;
@@ -126,6 +144,13 @@ void expectSameProfile(const Profile& a, const Profile& b) {
   EXPECT_EQ(x.incomplete, y.incomplete);
   EXPECT_EQ(x.stopped_reason, y.stopped_reason);
   EXPECT_EQ(x.exit_status, y.exit_status);
+  EXPECT_EQ(x.dropped_spans, y.dropped_spans);
+  EXPECT_EQ(x.off_cpu, y.off_cpu);
+  EXPECT_EQ(x.off_cpu_min_ns, y.off_cpu_min_ns);
+  EXPECT_EQ(x.off_cpu_short_count, y.off_cpu_short_count);
+  EXPECT_EQ(x.off_cpu_short_ns, y.off_cpu_short_ns);
+  EXPECT_EQ(x.switch_records_lost, y.switch_records_lost);
+  EXPECT_EQ(x.switch_unpaired, y.switch_unpaired);
 
   ASSERT_EQ(a.modules().size(), b.modules().size());
   for (size_t i = 0; i < a.modules().size(); ++i) {
@@ -169,12 +194,25 @@ void expectSameProfile(const Profile& a, const Profile& b) {
     EXPECT_EQ(s.stack, t.stack) << "sample " << i;
     EXPECT_EQ(s.weight, t.weight) << "sample " << i;
     EXPECT_EQ(s.stack_end, t.stack_end) << "sample " << i;
+    EXPECT_EQ(s.kind, t.kind) << "sample " << i;
+    EXPECT_EQ(s.off_cpu_reason, t.off_cpu_reason) << "sample " << i;
   }
   ASSERT_EQ(a.threads().size(), b.threads().size());
   for (size_t i = 0; i < a.threads().size(); ++i) {
     EXPECT_EQ(a.threads()[i].tid, b.threads()[i].tid) << "thread " << i;
     EXPECT_EQ(a.threads()[i].pid, b.threads()[i].pid) << "thread " << i;
     EXPECT_EQ(a.threads()[i].name, b.threads()[i].name) << "thread " << i;
+    EXPECT_EQ(a.threads()[i].role, b.threads()[i].role) << "thread " << i;
+  }
+  ASSERT_EQ(a.spans().size(), b.spans().size());
+  for (size_t i = 0; i < a.spans().size(); ++i) {
+    const Span& s = a.spans()[i];
+    const Span& t = b.spans()[i];
+    EXPECT_EQ(s.tid, t.tid) << "span " << i;
+    EXPECT_EQ(s.depth, t.depth) << "span " << i;
+    EXPECT_EQ(s.start_ns, t.start_ns) << "span " << i;
+    EXPECT_EQ(s.end_ns, t.end_ns) << "span " << i;
+    EXPECT_EQ(a.str(s.name), b.str(t.name)) << "span " << i;
   }
 }
 

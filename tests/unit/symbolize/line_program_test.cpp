@@ -9,8 +9,12 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
+#include <span>
 #include <string>
 #include <tuple>
 
@@ -119,6 +123,92 @@ TEST(LineProgramTest, TruncatedProgramIsRefusedNotOverread) {
   }
   // An offset past the section.
   EXPECT_FALSE(readLineProgram(s, s.line.size(), "/src", files, rows));
+}
+
+// Bytes that end right before a page that cannot be read, so that a read
+// past them crashes in every build, not only under ASan.
+class GuardedBytes {
+ public:
+  explicit GuardedBytes(const std::vector<uint8_t>& bytes) {
+    page_ = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    map_ = ::mmap(nullptr, 2 * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    EXPECT_NE(map_, MAP_FAILED);
+    auto* guard = static_cast<uint8_t*>(map_) + page_;
+    EXPECT_EQ(::mprotect(guard, page_, PROT_NONE), 0);
+    std::memcpy(guard - bytes.size(), bytes.data(), bytes.size());
+    span_ = {guard - bytes.size(), bytes.size()};
+  }
+  ~GuardedBytes() { ::munmap(map_, 2 * page_); }
+  [[nodiscard]] std::span<const uint8_t> span() const { return span_; }
+
+ private:
+  size_t page_ = 0;
+  void* map_ = nullptr;
+  std::span<const uint8_t> span_;
+};
+
+// A unit of length 0 followed by what looks like a header (found by
+// fuzz/line_program_fuzz.cpp): the header was read past the unit's end, and
+// its header_length, checked against a negative room, sent the file tables'
+// reader past the section.
+TEST(LineProgramTest, ZeroLengthUnitHasNoHeader) {
+  const GuardedBytes bytes({0,   0,   0,    0,             // unit_length 0
+                            4,   0,   0x40, 0,    0,  0,   // version 4, header_length
+                            1,   1,   1,    0xfb, 14, 13,  // the header's fields
+                            0,   1,   1,    1,    1,  0,
+                            0,   0,   1,    0,    0,  1,  // standard opcode lengths
+                            'a', 'b', 'c'});
+  DebugSections s;
+  s.line = bytes.span();
+  std::vector<std::string> files;
+  std::vector<LineRow> rows;
+  EXPECT_FALSE(readLineProgram(s, 0, "/src", files, rows));
+  EXPECT_TRUE(files.empty() && rows.empty());
+}
+
+// A header_length shorter than the header's own fields (found by
+// fuzz/line_program_fuzz.cpp): the file tables were then read from past the
+// program's start with an end before their start, and the reader of their
+// strings ran off the section. The unit ends the section, right before a
+// page that cannot be read, so a read past it crashes in every build.
+TEST(LineProgramTest, HeaderLengthShorterThanTheHeaderIsRefused) {
+  const std::vector<uint8_t> unit = {
+      27,  0,   0,  0,             // unit_length
+      4,   0,                      // version 4
+      1,   0,   0,  0,             // header_length: 1, though 18 bytes of header follow
+      1,   1,   1,  0xfb, 14, 13,  // min_inst, max_ops, is_stmt, line_base, range, base
+      0,   1,   1,  1,    1,  0,  0, 0, 1, 0, 0, 1,  // standard opcode lengths
+      'a', 'b', 'c'};                                // a directory name without its NUL
+  ASSERT_EQ(unit.size(), 4U + 27U);
+  const GuardedBytes bytes(unit);
+  DebugSections s;
+  s.line = bytes.span();
+  std::vector<std::string> files;
+  std::vector<LineRow> rows;
+  EXPECT_FALSE(readLineProgram(s, 0, "/src", files, rows));
+  EXPECT_TRUE(files.empty() && rows.empty());
+}
+
+// An extended opcode whose length runs past the section (found by
+// fuzz/line_program_fuzz.cpp): the end of its operands was computed before
+// the length was checked, a pointer overflow (UBSan, in build-asan).
+TEST(LineProgramTest, ExtendedOpcodeLongerThanTheSectionIsRefused) {
+  const std::vector<uint8_t> unit = {
+      36,   0,    0,    0,               // unit_length
+      4,    0,                           // version 4
+      20,   0,    0,    0,               // header_length
+      1,    1,    1,    0xfb, 14,   13,  // min_inst, max_ops, is_stmt, line_base, range, base
+      0,    1,    1,    1,    1,    0,    0,    0,    1,   0, 0, 1,  // standard opcode lengths
+      0,    0,                                                       // no directories, no files
+      0,  // an extended opcode, its length 2^63 - 1:
+      0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f};
+  ASSERT_EQ(unit.size(), 4U + 36U);
+  DebugSections s;
+  s.line = unit;
+  std::vector<std::string> files;
+  std::vector<LineRow> rows;
+  EXPECT_FALSE(readLineProgram(s, 0, "/src", files, rows));
+  EXPECT_TRUE(files.empty() && rows.empty());
 }
 
 }  // namespace

@@ -157,6 +157,53 @@ TEST(Snapshot, TopKeepsTheHottestRows) {
   EXPECT_EQ(s.rows[1].name, "late()");
 }
 
+// --view wall: thread 8 waits from 1 s on; the part of its wait still open
+// at the refresh counts too, clipped to the window.
+TEST(Snapshot, WallViewCountsWaitsStillOpen) {
+  model::Profile p = phasedProfile();
+  p.meta().off_cpu = 1;
+  model::Sample wait{1000 * kMs, 8, 1, p.samples()[0].stack, 600 * kMs};
+  wait.kind = model::SampleKind::kOffCpu;
+  p.addSample(wait);  // 1.0 s to 1.6 s, closed
+  SnapshotOptions opt;
+  opt.by = model::GroupBy::kThread;
+  SessionStatus status{2000 * kMs, 0};
+  model::Sample open = wait;
+  open.time_ns = 1600 * kMs;
+  open.weight = 400 * kMs;  // 1.6 s to now
+  status.open_off_cpu.push_back(open);
+  Snapshot s = buildSnapshot(p, opt, status);  // the recording's view: wall
+  EXPECT_EQ(s.label, "wall");
+  EXPECT_EQ(s.totals.weight, 4000 * kMs);  // 2 s of each thread
+  EXPECT_EQ(s.cpu_ns, 3000 * kMs);
+  EXPECT_EQ(s.off_cpu_ns, 1000 * kMs);
+  ASSERT_EQ(s.rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.rows[0].self_pct, 50.0);
+  EXPECT_DOUBLE_EQ(s.rows[1].self_pct, 50.0);
+  EXPECT_NE(formatSnapshot(s).find("sampled wall 4.00 s (CPU 3.00 s + off-CPU 1.00 s)"),
+            std::string::npos)
+      << formatSnapshot(s);
+  // The last 0.5 s: thread 8 only waited, thread 7 only ran.
+  opt.window_ns = 500 * kMs;
+  s = buildSnapshot(p, opt, status);
+  EXPECT_EQ(s.totals.weight, 1000 * kMs);
+  EXPECT_EQ(s.off_cpu_ns, 500 * kMs);
+  // The CPU view leaves the waits out; the off-CPU view keeps only them.
+  opt.window_ns = 0;
+  opt.view = model::View::kCpu;
+  EXPECT_EQ(buildSnapshot(p, opt, status).totals.weight, 3000 * kMs);
+  opt.view = model::View::kOffCpu;
+  s = buildSnapshot(p, opt, status);
+  EXPECT_EQ(s.totals.weight, 1000 * kMs);
+  ASSERT_EQ(s.rows.size(), 1u);
+  EXPECT_EQ(s.rows[0].name, "shares (8)");
+  // A wait that began before the window counts from the window's start.
+  std::vector<model::Sample> w = samplesInWindow(p, 1500 * kMs, 200 * kMs);
+  uint64_t off = 0;
+  for (const model::Sample& x : w) off += x.kind == model::SampleKind::kOffCpu ? x.weight : 0;
+  EXPECT_EQ(off, 300 * kMs);  // 1.3 s to 1.6 s
+}
+
 TEST(TextView, SnapshotAsText) {
   model::Profile p = phasedProfile();
   SnapshotOptions opt;

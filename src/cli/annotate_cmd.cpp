@@ -1,0 +1,210 @@
+// strobe annotate [FILE] FUNCTION [--no-source] [--threshold PCT]
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "base/log.hpp"
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "model/aggregate.hpp"
+#include "output/annotate.hpp"
+#include "output/annotate_writer.hpp"
+#include "output/text_report.hpp"
+#include "store/store.hpp"
+
+namespace strobe::cli {
+namespace {
+
+struct AnnotateArgs {
+  // [FILE] FUNCTION: with one argument, it is the function (CLI11 fills
+  // positionals in order, and its way round that breaks options after them).
+  std::string file;
+  std::string function;
+  bool no_source = false;
+  double threshold = 0;
+};
+
+// Source files read on demand, once each, for their lines. Only regular
+// files up to kMaxSourceBytes (a FIFO or device named as a source must not
+// hang or flood the annotation).
+class SourceFiles {
+ public:
+  std::optional<std::string> line(const std::string& file, uint32_t n) {
+    auto [it, fresh] = files_.try_emplace(file);
+    if (fresh) it->second = load(file);
+    const std::vector<std::string>* lines = it->second ? &*it->second : nullptr;
+    if (lines == nullptr || n == 0 || n > lines->size()) return std::nullopt;
+    return (*lines)[n - 1];
+  }
+
+ private:
+  static constexpr off_t kMaxSourceBytes = off_t{16} << 20;
+
+  static std::optional<std::vector<std::string>> load(const std::string& file) {
+    int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return std::nullopt;
+    struct stat st {};
+    std::string text;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= kMaxSourceBytes) {
+      text.resize(static_cast<size_t>(st.st_size));
+      size_t done = 0;
+      while (done < text.size()) {
+        ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+        if (n <= 0) break;
+        done += static_cast<size_t>(n);
+      }
+      text.resize(done);
+    } else {
+      ::close(fd);
+      return std::nullopt;
+    }
+    ::close(fd);
+    std::vector<std::string> lines;
+    size_t at = 0;
+    while (at < text.size()) {
+      size_t nl = text.find('\n', at);
+      if (nl == std::string::npos) nl = text.size();
+      size_t end = nl > at && text[nl - 1] == '\r' ? nl - 1 : nl;
+      lines.push_back(text.substr(at, end - at));
+      at = nl + 1;
+    }
+    return lines;
+  }
+
+  std::map<std::string, std::optional<std::vector<std::string>>> files_;
+};
+
+bool useColor() {
+  const char* term = std::getenv("TERM");
+  return ::isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr && term != nullptr &&
+         std::strcmp(term, "dumb") != 0;
+}
+
+int fail(const Error& e) {
+  logError(e);
+  return exitCodeFor(e) == kExitUsage ? kExitUsage : kExitError;
+}
+
+int runAnnotate(const AnnotateArgs& a) {
+  if (a.file.empty() && a.function.empty()) {
+    return fail(makeError("name the function to annotate",
+                          "strobe annotate [FILE] FUNCTION; strobe report FILE lists the "
+                          "sampled functions",
+                          ErrorKind::kUsage));
+  }
+  const std::string file = a.function.empty() ? std::string("strobe.db") : a.file;
+  const std::string& query = a.function.empty() ? a.file : a.function;
+  if (!(a.threshold >= 0 && a.threshold <= 100)) {
+    return fail(makeError(fmt::format("--threshold {} is not a percentage", a.threshold),
+                          "give a share from 0 to 100, e.g. --threshold 1", ErrorKind::kUsage));
+  }
+  auto profile = store::readProfile(file);
+  if (!profile) return fail(profile.error());
+  auto has_code = store::readCode(file, *profile);
+  if (!has_code) {
+    logWarning(has_code.error().describe(), has_code.error().hint);
+  } else if (!*has_code) {
+    return fail(makeError(file + " was recorded before strobe kept the code of sampled functions",
+                          "record it again with this strobe to annotate it"));
+  }
+
+  std::vector<output::AnnotateCandidate> matches = output::matchFunctions(*profile, query);
+  if (matches.empty()) {
+    return fail(makeError("no sampled function matches '" + query + "' in " + file,
+                          "see the sampled functions: strobe report " + file + " --top 0",
+                          ErrorKind::kUsage));
+  }
+  std::set<std::string> names;
+  for (const auto& m : matches) names.insert(m.name);
+  if (names.size() > 1) {
+    const uint64_t total = model::totals(*profile).weight;
+    std::string list;
+    std::set<std::string> listed;
+    for (const auto& m : matches) {
+      if (!listed.insert(m.name).second) continue;
+      list += fmt::format("\n  {}  ({}, {:.1f}% self)", m.name, m.module,
+                          output::sharePct(m.weight, total));
+    }
+    logError(fmt::format("{} functions match '{}':{}", names.size(), query, list),
+             "name one exactly, in quotes: strobe annotate " + file + " '" + matches[0].name + "'");
+    return kExitAmbiguous;
+  }
+
+  // A function inlined everywhere it was sampled has no code of its own:
+  // annotate the functions it was inlined into.
+  std::vector<model::FunctionId> targets;
+  for (const auto& m : matches) {
+    if (m.weight > 0 || m.has_code || m.inlined_into.empty()) {
+      targets.push_back(m.function);
+      continue;
+    }
+    std::string into;
+    for (model::FunctionId f : m.inlined_into) {
+      if (!into.empty()) into += ", ";
+      into += profile->str(profile->functions()[f].name);
+      targets.push_back(f);
+    }
+    logInfo(fmt::format("{} has no code of its own: it was inlined into {}", m.name, into));
+  }
+
+  SourceFiles sources;
+  output::AnnotateTextOptions opt;
+  opt.source = !a.no_source;
+  opt.threshold_pct = a.threshold;
+  opt.color = useColor();
+  opt.event = profile->meta().event;
+  opt.source_text = [&sources](const std::string& f, uint32_t line) {
+    return sources.line(f, line);
+  };
+  bool any = false;
+  std::set<model::FunctionId> done;
+  for (model::FunctionId f : targets) {
+    if (!done.insert(f).second) continue;
+    output::Annotation ann = output::annotate(*profile, f);
+    for (const std::string& w : ann.warnings) logWarning(w);
+    if (any) std::fputs("\n", stdout);
+    output::writeAnnotation(ann, opt, stdout);
+    for (const auto& part : ann.parts) any = any || !part.instructions.empty();
+  }
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    return fail(systemError("cannot write the annotation", "check the output path and free space"));
+  }
+  if (!any) {
+    return fail(makeError("the recording holds no code of '" + query + "' to disassemble",
+                          "see the warnings above"));
+  }
+  return 0;
+}
+
+}  // namespace
+
+Runner addAnnotateCommand(CLI::App& app) {
+  auto args = std::make_shared<AnnotateArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "annotate", "Disassemble a sampled function with each instruction's share of its samples");
+  sub->add_option("file", args->file, "The recording (default strobe.db; may be left out)")
+      ->type_name("FILE");
+  sub->add_option("function", args->function,
+                  "The function: its exact name, its name without parameters (and scopes), "
+                  "or a prefix naming one function")
+      ->type_name("FUNCTION");
+  sub->add_flag("--no-source", args->no_source, "No source lines between the instructions");
+  sub->add_option("--threshold", args->threshold,
+                  "Show only instructions with at least this percentage of the function's samples");
+  sub->footer(std::string("Examples: strobe annotate 'hot(int)'\n"
+                          "          strobe annotate app.db parse --threshold 1\n"
+                          "Colour when stdout is a terminal (not with NO_COLOR set).\n") +
+              kExitCodesHelp);
+  return [args] { return runAnnotate(*args); };
+}
+
+}  // namespace strobe::cli

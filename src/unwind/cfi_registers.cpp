@@ -1,0 +1,270 @@
+#include "unwind/cfi_registers.hpp"
+
+#include <dwarf.h>
+
+#include <cstring>
+#include <string_view>
+#include <unordered_map>
+
+namespace strobe::unwind {
+namespace {
+
+// A bounds-checked reader; a failed read makes ok() false.
+struct Reader {
+  const uint8_t* p;
+  const uint8_t* end;
+  bool ok = true;
+
+  uint64_t fixed(size_t n) {
+    if (static_cast<size_t>(end - p) < n) return fail();
+    uint64_t v = 0;
+    std::memcpy(&v, p, n);  // little-endian (x86-64, aarch64)
+    p += n;
+    return v;
+  }
+  uint64_t uleb() {
+    uint64_t v = 0;
+    for (unsigned shift = 0; p < end; shift += 7) {
+      const uint8_t b = *p++;
+      if (shift < 64) v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) return v;
+    }
+    return fail();
+  }
+  void skip(uint64_t n) {
+    if (n > static_cast<uint64_t>(end - p)) {
+      fail();
+      return;
+    }
+    p += n;
+  }
+  uint64_t fail() {
+    ok = false;
+    p = end;
+    return 0;
+  }
+};
+
+// The byte size of a value in pointer encoding `enc` (DW_EH_PE_*): 0 for
+// (s|u)leb128, -1 for an encoding it does not know.
+int encodedSize(uint8_t enc) {
+  if (enc == 0xff) return -1;  // DW_EH_PE_omit
+  switch (enc & 0x0f) {
+    case 0x00:  // absptr
+      return 8;
+    case 0x02:  // udata2
+    case 0x0a:  // sdata2
+      return 2;
+    case 0x03:  // udata4
+    case 0x0b:  // sdata4
+      return 4;
+    case 0x04:  // udata8
+    case 0x0c:  // sdata8
+      return 8;
+    case 0x01:  // uleb128
+    case 0x09:  // sleb128
+      return 0;
+    default:
+      return -1;
+  }
+}
+
+bool skipEncoded(Reader& r, uint8_t enc) {
+  const int size = encodedSize(enc);
+  if (size < 0) return false;
+  if (size == 0) {
+    r.uleb();
+  } else {
+    r.skip(static_cast<uint64_t>(size));
+  }
+  return r.ok;
+}
+
+// Each register the instructions name must be below `max`. False when one
+// is not; true when they are, or when the instructions cannot be read on
+// (libdw then refuses them itself).
+bool instructionsBounded(Reader r, int address_size, uint64_t max) {
+  auto reg = [&](uint64_t n) { return n < max; };
+  while (r.ok && r.p < r.end) {
+    const uint8_t op = *r.p++;
+    switch (op & 0xc0) {
+      case DW_CFA_advance_loc:
+        continue;
+      case DW_CFA_offset:
+        r.uleb();
+        continue;
+      case DW_CFA_restore:
+        continue;
+      default:
+        break;
+    }
+    switch (op) {
+      case DW_CFA_nop:
+      case DW_CFA_remember_state:
+      case DW_CFA_restore_state:
+        break;
+      case DW_CFA_set_loc:
+        if (address_size <= 0) return true;
+        r.skip(static_cast<uint64_t>(address_size));
+        break;
+      case DW_CFA_advance_loc1:
+        r.skip(1);
+        break;
+      case DW_CFA_advance_loc2:
+        r.skip(2);
+        break;
+      case DW_CFA_advance_loc4:
+        r.skip(4);
+        break;
+      case DW_CFA_def_cfa_offset:
+      case DW_CFA_def_cfa_offset_sf:
+      case DW_CFA_GNU_args_size:
+        r.uleb();
+        break;
+      case DW_CFA_def_cfa_expression:
+        r.skip(r.uleb());
+        break;
+      case DW_CFA_restore_extended:
+      case DW_CFA_undefined:
+      case DW_CFA_same_value:
+      case DW_CFA_def_cfa_register:
+        if (!reg(r.uleb())) return false;
+        break;
+      case DW_CFA_offset_extended:
+      case DW_CFA_offset_extended_sf:
+      case DW_CFA_def_cfa:
+      case DW_CFA_def_cfa_sf:
+      case DW_CFA_val_offset:
+      case DW_CFA_val_offset_sf:
+      case DW_CFA_GNU_negative_offset_extended:
+        if (!reg(r.uleb())) return false;
+        r.uleb();
+        break;
+      case DW_CFA_register:
+        if (!reg(r.uleb()) || !reg(r.uleb())) return false;
+        break;
+      case DW_CFA_expression:
+      case DW_CFA_val_expression:
+        if (!reg(r.uleb())) return false;
+        r.skip(r.uleb());
+        break;
+      default:
+        return true;  // a vendor opcode: its operands are unknown
+    }
+  }
+  return true;
+}
+
+struct Cie {
+  uint8_t fde_encoding = 0;  // DW_EH_PE_absptr
+  int address_size = 8;      // .debug_frame: of FDE addresses
+  bool augmented = false;    // 'z': FDEs carry an augmentation length
+  bool readable = false;
+};
+
+// Reads the CIE whose content (past its id) is `r`; checks its initial
+// instructions.
+bool readCie(Reader r, bool eh_frame, uint64_t max, Cie& cie) {
+  const uint64_t version = r.fixed(1);
+  const char* aug = reinterpret_cast<const char*>(r.p);
+  const void* nul = std::memchr(r.p, 0, static_cast<size_t>(r.end - r.p));
+  if (nul == nullptr) return true;
+  const std::string_view augmentation(aug,
+                                      static_cast<size_t>(static_cast<const uint8_t*>(nul) - r.p));
+  r.p = static_cast<const uint8_t*>(nul) + 1;
+  int address_size = 8;
+  if (!eh_frame && version >= 4) {
+    address_size = static_cast<int>(r.fixed(1));
+    r.fixed(1);  // segment selector size
+  }
+  r.uleb();  // code alignment
+  r.uleb();  // data alignment (sleb: only stepped over)
+  if (version == 1) {
+    r.fixed(1);  // return address register
+  } else {
+    r.uleb();
+  }
+  if (!augmentation.empty() && augmentation[0] == 'z') {
+    cie.augmented = true;
+    const uint64_t length = r.uleb();
+    Reader data{r.p, r.p, true};
+    r.skip(length);
+    if (!r.ok) return true;
+    data.end = r.p;
+    for (char c : augmentation.substr(1)) {
+      if (c == 'R') {
+        cie.fde_encoding = static_cast<uint8_t>(data.fixed(1));
+      } else if (c == 'P') {
+        if (!skipEncoded(data, static_cast<uint8_t>(data.fixed(1)))) return true;
+      } else if (c == 'L') {
+        data.fixed(1);
+      } else if (c != 'S' && c != 'B') {
+        return true;  // an augmentation whose data is unknown
+      }
+    }
+    if (!data.ok) return true;
+  } else if (!augmentation.empty() && augmentation != "eh") {
+    return true;
+  }
+  if (!r.ok) return true;
+  cie.address_size = address_size;
+  const int pointer = eh_frame ? encodedSize(cie.fde_encoding) : address_size;
+  cie.readable = pointer > 0;
+  return instructionsBounded(r, pointer, max);
+}
+
+}  // namespace
+
+bool cfiRegistersBounded(std::span<const uint8_t> section, bool eh_frame, uint64_t max_register) {
+  std::unordered_map<uint64_t, Cie> cies;  // by offset in the section
+  Reader all{section.data(), section.data() + section.size(), true};
+  while (all.ok && all.p < all.end) {
+    const uint64_t at = static_cast<uint64_t>(all.p - section.data());
+    uint64_t length = all.fixed(4);
+    int offset_size = 4;
+    if (length == 0xffffffff) {
+      length = all.fixed(8);
+      offset_size = 8;
+    }
+    if (!all.ok) break;
+    if (length == 0) {
+      if (eh_frame) break;  // the terminator
+      continue;
+    }
+    const uint8_t* content = all.p;
+    all.skip(length);
+    if (!all.ok) break;
+    Reader r{content, all.p, true};
+    const uint64_t id_at = static_cast<uint64_t>(content - section.data());
+    const uint64_t id = r.fixed(static_cast<size_t>(offset_size));
+    const bool is_cie = eh_frame ? id == 0 : id == (offset_size == 4 ? 0xffffffffULL : UINT64_MAX);
+    if (is_cie) {
+      Cie cie;
+      if (!readCie(r, eh_frame, max_register, cie)) return false;
+      cies[at] = cie;
+      continue;
+    }
+    // An FDE: its CIE (already read: CIEs come first in practice), its
+    // address range, its augmentation data, its instructions.
+    const uint64_t cie_at = eh_frame ? id_at - id : id;
+    auto it = cies.find(cie_at);
+    if (it == cies.end() || !it->second.readable) continue;
+    const Cie& cie = it->second;
+    if (eh_frame) {
+      // The address, then the range in the same format (no application bits).
+      if (!skipEncoded(r, cie.fde_encoding) ||
+          !skipEncoded(r, static_cast<uint8_t>(cie.fde_encoding & 0x0f))) {
+        continue;
+      }
+    } else {
+      r.skip(2 * static_cast<uint64_t>(cie.address_size));
+    }
+    if (cie.augmented) r.skip(r.uleb());
+    if (!r.ok) continue;
+    const int pointer = eh_frame ? encodedSize(cie.fde_encoding) : cie.address_size;
+    if (!instructionsBounded(r, pointer, max_register)) return false;
+  }
+  return true;
+}
+
+}  // namespace strobe::unwind

@@ -1,0 +1,116 @@
+// cfiRegistersBounded: the check that keeps libdw from growing a frame's
+// register table to a hostile register number (found by fuzz/cfi_fuzz.cpp:
+// 4 GB for one DW_CFA_restore_extended). Real CFI passes, in .eh_frame
+// and .debug_frame; one register past the bound is refused, in a CIE's
+// initial instructions and in an FDE's.
+#include "unwind/cfi_registers.hpp"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <gtest/gtest.h>
+#include <libelf.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+namespace strobe::unwind {
+namespace {
+
+// The bytes of section `name` of the ELF file at `path` (empty when absent).
+std::vector<uint8_t> sectionOf(const std::string& path, const std::string& name) {
+  ::elf_version(EV_CURRENT);
+  std::vector<uint8_t> out;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  Elf* elf = ::elf_begin(fd, ELF_C_READ, nullptr);
+  size_t shstrndx = 0;
+  if (elf != nullptr && ::elf_getshdrstrndx(elf, &shstrndx) == 0) {
+    for (Elf_Scn* scn = nullptr; (scn = ::elf_nextscn(elf, scn)) != nullptr;) {
+      GElf_Shdr sh;
+      const char* n =
+          ::gelf_getshdr(scn, &sh) != nullptr ? ::elf_strptr(elf, shstrndx, sh.sh_name) : nullptr;
+      if (n == nullptr || name != n) continue;
+      if ((sh.sh_flags & SHF_COMPRESSED) != 0) ::elf_compress(scn, 0, 0);
+      if (Elf_Data* d = ::elf_getdata(scn, nullptr); d != nullptr && d->d_buf != nullptr) {
+        const auto* b = static_cast<const uint8_t*>(d->d_buf);
+        out.assign(b, b + d->d_size);
+      }
+    }
+  }
+  if (elf != nullptr) ::elf_end(elf);
+  ::close(fd);
+  return out;
+}
+
+// A CIE (augmentation "zR", pcrel|sdata4 FDE pointers) and one FDE whose
+// instructions are `fde_ops`, then the terminator.
+std::vector<uint8_t> ehFrame(const std::vector<uint8_t>& cie_ops,
+                             const std::vector<uint8_t>& fde_ops) {
+  std::vector<uint8_t> cie = {0, 0,   0,   0,  // CIE id
+                              1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x1b};
+  cie.insert(cie.end(), cie_ops.begin(), cie_ops.end());
+  while ((cie.size() + 4) % 8 != 0) cie.push_back(0);  // DW_CFA_nop
+  std::vector<uint8_t> out = {static_cast<uint8_t>(cie.size()), 0, 0, 0};
+  out.insert(out.end(), cie.begin(), cie.end());
+  const uint32_t cie_pointer = static_cast<uint32_t>(out.size() + 4);
+  std::vector<uint8_t> fde = {static_cast<uint8_t>(cie_pointer),
+                              0,
+                              0,
+                              0,  // back to the CIE
+                              0,
+                              0,
+                              0,
+                              0,  // initial location
+                              64,
+                              0,
+                              0,
+                              0,   // range
+                              0};  // augmentation data length
+  fde.insert(fde.end(), fde_ops.begin(), fde_ops.end());
+  while ((fde.size() + 4) % 8 != 0) fde.push_back(0);
+  out.push_back(static_cast<uint8_t>(fde.size()));
+  out.insert(out.end(), {0, 0, 0});
+  out.insert(out.end(), fde.begin(), fde.end());
+  out.insert(out.end(), {0, 0, 0, 0});
+  return out;
+}
+
+TEST(CfiRegisters, RealFilesAreBounded) {
+  for (const std::string path :
+       {std::string("/proc/self/exe"), std::string("/lib/x86_64-linux-gnu/libc.so.6"),
+        std::string(STROBE_BINARY_DIR "/tests/fixtures/fixture_deep_nofp")}) {
+    std::vector<uint8_t> eh = sectionOf(path, ".eh_frame");
+    ASSERT_FALSE(eh.empty()) << path;
+    EXPECT_TRUE(cfiRegistersBounded(eh, true)) << path;
+    // The entries are really read: every x86-64 CIE names r16 (the return
+    // address column), and FDEs name rbx, rbp, r12..r15.
+    EXPECT_FALSE(cfiRegistersBounded(eh, true, 16)) << path;
+    std::vector<uint8_t> debug = sectionOf(path, ".debug_frame");
+    if (!debug.empty()) EXPECT_TRUE(cfiRegistersBounded(debug, false)) << path;
+  }
+}
+
+TEST(CfiRegisters, UsualRulesAreBounded) {
+  // def_cfa rsp+8, offset r16 at cfa-8; advance, def_cfa_offset 16, offset rbp.
+  EXPECT_TRUE(cfiRegistersBounded(ehFrame({0x0c, 7, 8, 0x90, 1}, {0x41, 0x0e, 16, 0x86, 2}), true));
+}
+
+TEST(CfiRegisters, AHugeRegisterIsRefused) {
+  // DW_CFA_restore_extended of register 2^28 (what the fuzzer found), in
+  // an FDE and in a CIE; DW_CFA_register naming it second; and one past
+  // the bound.
+  const std::vector<uint8_t> huge = {0x80, 0x80, 0x80, 0x80, 0x01};
+  std::vector<uint8_t> op = {0x06};
+  op.insert(op.end(), huge.begin(), huge.end());
+  EXPECT_FALSE(cfiRegistersBounded(ehFrame({}, op), true));
+  EXPECT_FALSE(cfiRegistersBounded(ehFrame(op, {}), true));
+  std::vector<uint8_t> reg = {0x09, 6};
+  reg.insert(reg.end(), huge.begin(), huge.end());
+  EXPECT_FALSE(cfiRegistersBounded(ehFrame({}, reg), true));
+  EXPECT_FALSE(cfiRegistersBounded(ehFrame({}, {0x07, 0x80, 0x08}), true, 1024));  // 1024
+  EXPECT_TRUE(cfiRegistersBounded(ehFrame({}, {0x07, 0xff, 0x07}), true, 1024));   // 1023
+}
+
+}  // namespace
+}  // namespace strobe::unwind
