@@ -42,13 +42,15 @@ struct Batch {
   std::vector<model::StackNode> stacks;
   std::vector<model::Sample> samples;
   std::vector<model::Thread> threads;  // new, or renamed since streamed
+  std::vector<model::Span> spans;
+  std::vector<std::string> span_names;  // spans[i]'s name
   std::vector<std::pair<std::string, std::string>> meta;
 
   [[nodiscard]] uint64_t rows() const {
     uint64_t lines = 0;
     for (const model::Location& l : locations) lines += l.lines.size();
     return modules.size() + functions.size() + locations.size() + lines + stacks.size() +
-           samples.size() + threads.size() + meta.size();
+           samples.size() + threads.size() + spans.size() + meta.size();
   }
 };
 
@@ -59,7 +61,8 @@ struct Cursor {
   size_t locations = 0;
   size_t stacks = 0;
   size_t samples = 0;
-  std::unordered_map<int32_t, std::pair<int32_t, std::string>> threads;  // tid -> pid, name
+  size_t spans = 0;
+  std::unordered_map<int32_t, model::Thread> threads;  // tid -> as streamed
 };
 
 // The rows `p` gained past `c`, into `b`; advances `c`. Tables only grow
@@ -90,12 +93,17 @@ void takeBatch(const model::Profile& p, const model::Meta& meta, Cursor& c, Batc
       p.samples().end());
   c.samples = std::max(c.samples, p.samples().size());
   for (const model::Thread& t : p.threads()) {
-    auto [it, inserted] = c.threads.try_emplace(t.tid, t.pid, t.name);
+    auto [it, inserted] = c.threads.try_emplace(t.tid, t);
     if (!inserted) {
-      if (it->second.first == t.pid && it->second.second == t.name) continue;
-      it->second = {t.pid, t.name};
+      const model::Thread& was = it->second;
+      if (was.pid == t.pid && was.name == t.name && was.role == t.role) continue;
+      it->second = t;
     }
     b.threads.push_back(t);
+  }
+  for (; c.spans < p.spans().size(); ++c.spans) {
+    b.spans.push_back(p.spans()[c.spans]);
+    b.span_names.push_back(p.str(p.spans()[c.spans].name));
   }
   model::Meta m = meta;
   m.incomplete = 1;
@@ -141,7 +149,7 @@ uint64_t threadCpuNs() {
 struct RecordingStream::Impl {
   std::string path;
   Db db;
-  Stmt meta_clear, meta, modules, functions, locations, lines, stacks, samples, threads;
+  Stmt meta_clear, meta, modules, functions, locations, lines, stacks, samples, threads, spans;
 
   std::mutex mu;  // guards what follows, up to `cursor`
   std::condition_variable cv;
@@ -169,12 +177,14 @@ struct RecordingStream::Impl {
          "INSERT INTO location_lines(location_id, depth, function_id, line) VALUES(?,?,?,?)"},
         {&stacks, "INSERT INTO stacks(id, parent_id, location_id) VALUES(?,?,?)"},
         {&samples,
-         "INSERT INTO samples(time_ns, tid, cpu, stack_id, weight, stack_end) "
-         "VALUES(?,?,?,?,?,?)"},
+         "INSERT INTO samples(time_ns, tid, cpu, stack_id, weight, stack_end, kind, "
+         "off_cpu_reason) VALUES(?,?,?,?,?,?,?,?)"},
         // A renamed thread keeps its row (and its place in the order).
         {&threads,
-         "INSERT INTO threads(tid, pid, name) VALUES(?,?,?) "
-         "ON CONFLICT(tid) DO UPDATE SET pid = excluded.pid, name = excluded.name"},
+         "INSERT INTO threads(tid, pid, name, role) VALUES(?,?,?,?) "
+         "ON CONFLICT(tid) DO UPDATE SET pid = excluded.pid, name = excluded.name, "
+         "role = excluded.role"},
+        {&spans, "INSERT INTO spans(tid, start_ns, end_ns, name, depth) VALUES(?,?,?,?,?)"},
     };
     for (const auto& [stmt, sql] : statements) {
       if (int rc = stmt->prepare(db, sql); rc != SQLITE_OK) return rc;
@@ -210,12 +220,20 @@ struct RecordingStream::Impl {
     }
     for (const model::Sample& x : b.samples) {
       if (!ok(insert(samples, u64(x.time_ns), int64_t{x.tid}, int64_t{x.cpu}, x.stack,
-                     u64(x.weight), static_cast<int64_t>(x.stack_end)))) {
+                     u64(x.weight), static_cast<int64_t>(x.stack_end), static_cast<int64_t>(x.kind),
+                     static_cast<int64_t>(x.off_cpu_reason)))) {
         return rc;
       }
     }
     for (const model::Thread& t : b.threads) {
-      if (!ok(insert(threads, int64_t{t.tid}, int64_t{t.pid}, t.name))) return rc;
+      if (!ok(insert(threads, int64_t{t.tid}, int64_t{t.pid}, t.name, t.role))) return rc;
+    }
+    for (size_t i = 0; i < b.spans.size(); ++i) {
+      const model::Span& x = b.spans[i];
+      if (!ok(insert(spans, int64_t{x.tid}, u64(x.start_ns), u64(x.end_ns), b.span_names[i],
+                     int64_t{x.depth}))) {
+        return rc;
+      }
     }
     if (!ok(insert(meta_clear))) return rc;
     for (const auto& [key, value] : b.meta) {
@@ -311,6 +329,7 @@ Result<std::unique_ptr<RecordingStream>> RecordingStream::create(const std::stri
   if ((rc = impl->db.exec(pragmas.c_str())) != SQLITE_OK) return failed(rc);
   if ((rc = impl->db.exec("BEGIN")) != SQLITE_OK) return failed(rc);
   if ((rc = impl->db.exec(kCreateTablesSql)) != SQLITE_OK) return failed(rc);
+  if ((rc = impl->db.exec(kCreateCodeTablesSql)) != SQLITE_OK) return failed(rc);
   if ((rc = impl->db.exec(kCreateViewsSql)) != SQLITE_OK) return failed(rc);
   if ((rc = impl->db.exec("COMMIT")) != SQLITE_OK) return failed(rc);
   // WAL: a commit appends to PATH-wal, and a commit cut short by a kill
@@ -350,7 +369,7 @@ Status RecordingStream::finish() {
   // statements does not close.
   for (Stmt* s :
        {&impl_->meta_clear, &impl_->meta, &impl_->modules, &impl_->functions, &impl_->locations,
-        &impl_->lines, &impl_->stacks, &impl_->samples, &impl_->threads}) {
+        &impl_->lines, &impl_->stacks, &impl_->samples, &impl_->threads, &impl_->spans}) {
     s->finalize();
   }
   int rc = impl_->db.exec("PRAGMA journal_mode=DELETE");

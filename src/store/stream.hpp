@@ -2,7 +2,8 @@
 // survives its recorder. create() makes PATH a recording at once (the schema
 // of writeProfile, application_id, version); append() adds what a growing
 // Profile gained since the last call (modules, functions, locations, stack
-// nodes, samples, new or renamed threads) and replaces the meta rows, with
+// nodes, samples with their kind, new or renamed threads with their role,
+// spans) and replaces the meta rows, with
 // meta `incomplete` = 1. After a SIGKILL, PATH reads as a recording whose
 // samples end at the last append that reached the disk, unsymbolized.
 //
