@@ -11,8 +11,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "perf/records.hpp"
 #include "model/measure.hpp"
+#include "perf/records.hpp"
 #include "symbolize/symbolizer.hpp"
 
 namespace strobe::inproc {

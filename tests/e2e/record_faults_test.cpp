@@ -111,7 +111,9 @@ TEST_F(RecordFaultsTest, OutputThatIsNotARegularFileIsRefusedBeforeTheCommandRun
   }
   EXPECT_TRUE(fs::is_fifo(fifo));
   EXPECT_TRUE(fs::exists(proj + "/main.c"));
-  if (fs::exists(dev)) EXPECT_TRUE(fs::is_character_file(dev));
+  if (fs::exists(dev)) {
+    EXPECT_TRUE(fs::is_character_file(dev));
+  }
 }
 
 // A missing directory is found before the command starts.
