@@ -16,7 +16,7 @@ FUZZ_SECONDS ?= 300
 TIMED = scripts/timed.sh
 
 .PHONY: all deps deps-test build demo test package clean bench-overhead bench-dwarf bench-inproc \
-  bench-offcpu build-asan test-asan build-fuzz fuzz test-fuzz
+  bench-offcpu bench-stream build-asan test-asan build-fuzz fuzz test-fuzz
 
 all: build
 
@@ -107,3 +107,7 @@ clean:
 bench-inproc: build
 	scripts/deps.sh bench
 	bench/inproc/run.sh $(BUILD)
+
+# BASE_BUILD: a build without the streamed recording, side by side.
+bench-stream: build
+	bench/stream/run.sh $(BUILD) 5 $(BASE_BUILD)

@@ -2,6 +2,7 @@
 // call-graph modes (-g), format names and output paths (--format, -o), and
 // preload mode's STROBE_* variables. Each parser must refuse bad text with
 // an Error, never crash; accepted values must keep their documented bounds.
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -37,7 +38,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   (void)output::parseFormat(text);
   (void)output::formatFromPath(text);
-  (void)inproc::parseSignal(text);
+  if (auto sig = inproc::parseSignal(text)) {
+    // STROBE_SIGNAL never takes a signal with another meaning (SIGSEGV, SIGTERM, ...).
+    const bool own = *sig == SIGUSR1 || *sig == SIGUSR2 || (*sig >= SIGRTMIN && *sig <= SIGRTMAX);
+    check(inproc::checkToggleSignal(std::string(text), *sig).ok() == own);
+  }
   (void)inproc::numberedPath(std::string(text), 7);
   (void)inproc::expandPid(std::string(text), 1234);
 

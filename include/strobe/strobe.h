@@ -24,7 +24,12 @@
  *
  * Coexistence: the timer engine needs SIGPROF; if the program already has a
  * SIGPROF handler, strobe_start() fails with an error saying so. The
- * previous disposition is restored on stop. After fork(), the child does not
+ * previous disposition is restored on stop. If the program installs its own
+ * SIGPROF handler while the timer engine runs, the engine notices (within
+ * 100 ms, or at the latest at stop), stops sampling and leaves the
+ * program's handler in place; strobe_stop() then returns -1 with an error
+ * saying when, and the profile (the samples until then) is still kept for
+ * strobe_write() and strobe_report(). After fork(), the child does not
  * profile (strobe_start() may be called again in it).
  *
  * Spans and roles: strobe_span_begin/strobe_span_end mark intervals of the

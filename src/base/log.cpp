@@ -4,17 +4,21 @@
 
 #include <string>
 
+#include "base/terminal_text.hpp"
+
 namespace strobe {
 namespace {
 
 void emit(std::string_view kind, std::string_view message, std::string_view hint) {
   std::string line = "strobe: ";
   line += kind;
-  line += message;
+  // Messages quote names and paths from the profiled program: no control
+  // character reaches the terminal.
+  line += terminalSafe(message);
   line += '\n';
   if (!hint.empty()) {
     line += "  hint: ";
-    line += hint;
+    line += terminalSafe(hint);
     line += '\n';
   }
   size_t done = 0;

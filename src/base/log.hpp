@@ -1,6 +1,7 @@
 // User-facing messages on stderr, always prefixed "strobe: ".
 // An error or warning is one line of what happened and, optionally, one line
-// of what to do ("  hint: ..."). Thread safety: each call writes whole lines
+// of what to do ("  hint: ..."); control characters in either are written
+// as \xNN (base/terminal_text.hpp). Thread safety: each call writes whole lines
 // with one write(2). Not async-signal-safe.
 #pragma once
 

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "base/log.hpp"
+#include "base/terminal_text.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "model/aggregate.hpp"
@@ -131,11 +132,18 @@ int runAnnotate(const AnnotateArgs& a) {
     std::set<std::string> listed;
     for (const auto& m : matches) {
       if (!listed.insert(m.name).second) continue;
-      list += fmt::format("\n  {}  ({}, {:.1f}% self)", m.name, m.module,
-                          output::sharePct(m.weight, total));
+      list += fmt::format("  {}  ({}, {:.1f}% self)\n", terminalSafe(m.name),
+                          terminalSafe(m.module), output::sharePct(m.weight, total));
     }
-    logError(fmt::format("{} functions match '{}':{}", names.size(), query, list),
-             "name one exactly, in quotes: strobe annotate " + file + " '" + matches[0].name + "'");
+    // One error line, the candidates (names escaped as every strobe: line
+    // is, base/log.hpp), then the hint.
+    logError(fmt::format("{} functions match '{}':", names.size(), query));
+    std::fputs(list.c_str(), stderr);
+    std::fputs(terminalSafe("  hint: name one exactly, in quotes: strobe annotate " + file + " '" +
+                            matches[0].name + "'")
+                   .append("\n")
+                   .c_str(),
+               stderr);
     return kExitAmbiguous;
   }
 

@@ -14,6 +14,10 @@ inline constexpr int kExitPermission = 3;   // the kernel refused perf_event_ope
 inline constexpr int kExitUnsupported = 4;  // no PMU / kernel lacks a feature
 // Several processes match -P NAME, or several functions annotate's FUNCTION.
 inline constexpr int kExitAmbiguous = 5;
+// record: the recording cannot be written where -o says. Found before the
+// command starts (it then never runs), or at the end (what was recorded is
+// then kept elsewhere, as the message says); never the command's status.
+inline constexpr int kExitOutput = 6;
 inline constexpr int kExitCannotExecute = 126;
 inline constexpr int kExitNotFound = 127;  // the command to profile does not exist
 
@@ -22,8 +26,9 @@ inline constexpr const char* kExitCodesHelp =
     "if it died of signal N); 1 error, 2 usage error, 3 permission denied by the\n"
     "kernel (perf_event_paranoid, capabilities), 4 event (or, for top, terminal)\n"
     "not supported here, 5 several processes match -P NAME (or functions match\n"
-    "annotate's FUNCTION), 126 command not executable, 127 command, pid or process\n"
-    "name not found.";
+    "annotate's FUNCTION), 6 the recording cannot be written where -o says\n"
+    "(record), 126 command not executable, 127 command, pid or process name not\n"
+    "found.";
 
 inline int exitCodeFor(const Error& e) {
   switch (e.kind) {

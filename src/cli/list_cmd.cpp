@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "base/log.hpp"
+#include "base/terminal_text.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "output/text_report.hpp"
@@ -52,7 +53,7 @@ int runList(const ListArgs& a) {
       }
       continue;
     }
-    entries.push_back({de.path().filename().string(), std::move(*s)});
+    entries.push_back({terminalSafe(de.path().filename().string()), std::move(*s)});
   }
   std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
     if (x.s.start_realtime_ns != y.s.start_realtime_ns) {
@@ -61,7 +62,7 @@ int runList(const ListArgs& a) {
     return x.file < y.file;
   });
   if (entries.empty()) {
-    fmt::print("(no recordings in {})\n", a.dir);
+    fmt::print("(no recordings in {})\n", terminalSafe(a.dir));
     return 0;
   }
   size_t width = 4;
@@ -74,7 +75,7 @@ int runList(const ListArgs& a) {
     m.target = e.s.target;
     fmt::print("{:<{}}  {:<19}  {:>9}  {:>8}  {}\n", e.file, width,
                startTime(e.s.start_realtime_ns), output::formatDuration(e.s.duration_ns),
-               e.s.samples, output::formatTarget(m));
+               e.s.samples, output::formatTarget(m) + (e.s.incomplete ? " (incomplete)" : ""));
   }
   return 0;
 }

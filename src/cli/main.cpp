@@ -9,6 +9,51 @@
 #include "base/log.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/record_args.hpp"
+
+namespace {
+
+// One line (and a hint) for CLI11's parse errors: an unknown option or an
+// unexpected argument by name, a missing or malformed value by option.
+int usageError(const CLI::ParseError& e, const CLI::App* sub) {
+  using namespace strobe::cli;
+  const std::string help =
+      sub != nullptr ? "see 'strobe " + sub->get_name() + " --help'" : "see 'strobe --help'";
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && sub != nullptr) {
+    std::vector<std::string> extra = sub->remaining();
+    if (!extra.empty() && extra.front().size() > 1 && extra.front()[0] == '-') {
+      return unknownOption(sub, extra.front());
+    }
+    if (!extra.empty()) {
+      strobe::logError("unexpected argument '" + extra.front() + "'", help);
+      return kExitUsage;
+    }
+  }
+  std::string what = e.what();
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    // "The following argument was not expected: --foo"
+    std::string arg = what.substr(what.rfind(": ") + 2);
+    arg = arg.substr(0, arg.find(' '));
+    strobe::logError((arg[0] == '-' ? "unknown option '" : "unexpected argument '") + arg + "'",
+                     help);
+    return kExitUsage;
+  }
+  // CLI11's "Could not convert: --top = abc", "--top: 1 required INT missing".
+  if (what.rfind("Could not convert: ", 0) == 0) {
+    std::string rest = what.substr(19);
+    size_t eq = rest.find(" = ");
+    if (eq != std::string::npos) {
+      what = rest.substr(0, eq) + " " + rest.substr(eq + 3) + " is not a valid value";
+    }
+  } else if (size_t missing = what.find(" required ");
+             missing != std::string::npos && what.find(" missing") != std::string::npos) {
+    what = what.substr(0, what.find(':')) + " needs a value";
+  }
+  strobe::logError(what, help);
+  return kExitUsage;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace strobe::cli;
@@ -44,6 +89,22 @@ int main(int argc, char** argv) {
   const auto named = std::find_if(std::begin(subcommands), std::end(subcommands), [&](auto& s) {
     return !args.empty() && args.front() == s.first;
   });
+  const char* kCommands = "strobe record, top, report, query, list or symbolize (strobe --help)";
+  if (args.empty()) {
+    strobe::logError("no command given", std::string("use ") + kCommands);
+    return kExitUsage;
+  }
+  if (named == std::end(subcommands)) {
+    const std::string& first = args.front();
+    if (first[0] != '-') {
+      strobe::logError("unknown command '" + first + "'", std::string("use ") + kCommands);
+      return kExitUsage;
+    }
+    if (first != "-h" && first != "--help" && first != "--help-all" && first != "--version") {
+      strobe::logError("unknown option '" + first + "'", std::string("use ") + kCommands);
+      return kExitUsage;
+    }
+  }
   std::map<CLI::App*, Runner> runners;
   for (const auto& [name, add] : subcommands) {
     if (named != std::end(subcommands) && named->first != name) continue;
@@ -60,9 +121,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::string what = e.what();
-    strobe::logError(what, "see 'strobe --help' or 'strobe SUBCOMMAND --help'");
-    return kExitUsage;
+    // The subcommand being parsed, for its own options and help.
+    const CLI::App* sub = nullptr;
+    for (auto& [s, run] : runners) {
+      if (s->parsed()) sub = s;
+    }
+    return usageError(e, sub);
   }
   for (auto& [sub, run] : runners) {
     if (sub->parsed()) return run();

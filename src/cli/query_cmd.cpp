@@ -4,12 +4,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
 #include "base/log.hpp"
+#include "base/terminal_text.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "output/utf8.hpp"
 #include "store/query.hpp"
 
 namespace strobe::cli {
@@ -23,7 +26,37 @@ struct QueryArgs {
 };
 
 // Tabs, line breaks and backslashes inside a value are written as \t, \n,
-// \r and \\ so that each row stays one line of tab-separated fields.
+// \r and \\ so that each row stays one line of tab-separated fields; other
+// control characters and bytes that are not UTF-8 as \xNN, so that none
+// reaches a terminal (base/terminal_text.hpp).
+void printText(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    switch (text[i]) {
+      case '\t':
+        std::fputs("\\t", stdout);
+        break;
+      case '\n':
+        std::fputs("\\n", stdout);
+        break;
+      case '\r':
+        std::fputs("\\r", stdout);
+        break;
+      case '\\':
+        std::fputs("\\\\", stdout);
+        break;
+      default: {
+        size_t bad = terminalUnsafeLength(text, i);
+        size_t n = bad != 0 ? bad : std::max<size_t>(1, utf8Length(text, i));
+        std::string_view part = text.substr(i, n);
+        std::fputs(bad != 0 ? terminalSafe(part).c_str() : std::string(part).c_str(), stdout);
+        i += n;
+        continue;
+      }
+    }
+    ++i;
+  }
+}
+
 void printField(const store::Cell& c) {
   switch (c.kind) {
     case store::Cell::Kind::kNull:
@@ -35,24 +68,7 @@ void printField(const store::Cell& c) {
       fmt::print("{}", c.real);  // the shortest text that reads back the same
       break;
     case store::Cell::Kind::kText:
-      for (char ch : c.text) {
-        switch (ch) {
-          case '\t':
-            std::fputs("\\t", stdout);
-            break;
-          case '\n':
-            std::fputs("\\n", stdout);
-            break;
-          case '\r':
-            std::fputs("\\r", stdout);
-            break;
-          case '\\':
-            std::fputs("\\\\", stdout);
-            break;
-          default:
-            std::fputc(ch, stdout);
-        }
-      }
+      printText(c.text);
       break;
   }
 }
@@ -69,8 +85,15 @@ int runQuery(const QueryArgs& a) {
     cb.columns = [&](const std::vector<std::string>& c) { columns = c; };
     cb.row = [&](const std::vector<store::Cell>& row) {
       w.StartObject();
+      // JSON is UTF-8: invalid bytes become U+FFFD, as in every json writer.
+      std::string scratch;
+      auto put = [&](const std::string& s, bool key) {
+        std::string_view v = output::validUtf8(s, scratch);
+        auto n = static_cast<rapidjson::SizeType>(v.size());
+        return key ? w.Key(v.data(), n) : w.String(v.data(), n);
+      };
       for (size_t i = 0; i < row.size(); ++i) {
-        w.Key(columns[i].data(), static_cast<rapidjson::SizeType>(columns[i].size()));
+        put(columns[i], true);
         const store::Cell& c = row[i];
         switch (c.kind) {
           case store::Cell::Kind::kNull:
@@ -83,7 +106,7 @@ int runQuery(const QueryArgs& a) {
             w.Double(c.real);
             break;
           case store::Cell::Kind::kText:
-            w.String(c.text.data(), static_cast<rapidjson::SizeType>(c.text.size()));
+            put(c.text, false);
             break;
         }
       }
@@ -99,7 +122,8 @@ int runQuery(const QueryArgs& a) {
     cb.columns = [&](const std::vector<std::string>& columns) {
       if (a.no_header) return;
       for (size_t i = 0; i < columns.size(); ++i) {
-        std::printf("%s%s", i ? "\t" : "", columns[i].c_str());
+        if (i) std::fputc('\t', stdout);
+        printText(columns[i]);
       }
       std::printf("\n");
     };

@@ -4,11 +4,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "base/duration.hpp"
 #include "base/log.hpp"
+#include "base/terminal_text.hpp"
 #include "cli/call_graph.hpp"
 #include "cli/exit_codes.hpp"
 #include "output/text_report.hpp"
@@ -21,6 +25,44 @@ namespace {
 
 constexpr uint32_t kMaxFrequency = 10000;
 constexpr uint32_t kOverheadWarnFrequency = 5000;
+// 256 MiB per CPU with 4 KiB pages; the kernel refuses rings a few times
+// larger outright (ENOMEM), and one this size already holds seconds of
+// -g dwarf samples.
+constexpr uint64_t kMaxMmapPages = 65536;
+// perf_event_attr.sample_period: the kernel refuses values with the top bit set.
+constexpr uint64_t kMaxCount = INT64_MAX;
+
+// A whole number as typed ("99", not "+99", "9.9" or "0x63"); nullopt
+// otherwise. Values above UINT64_MAX saturate (they are out of every range).
+std::optional<uint64_t> wholeNumber(const std::string& s) {
+  if (s.empty() || s.size() > 40 || s.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  uint64_t v = 0;
+  for (char c : s) {
+    auto d = static_cast<uint64_t>(c - '0');
+    v = v > (UINT64_MAX - d) / 10 ? UINT64_MAX : v * 10 + d;
+  }
+  return v;
+}
+
+// Checks `text` (option `name`) is a whole number in [lo, hi]; prints the
+// error (with `hint`) and returns nullopt otherwise. "-5" is out of range,
+// "abc" is not a number.
+std::optional<uint64_t> checkedNumber(const char* name, const std::string& text, uint64_t lo,
+                                      uint64_t hi, const std::string& hint) {
+  std::optional<uint64_t> v = wholeNumber(text);
+  const bool negative = text.size() > 1 && text[0] == '-' && wholeNumber(text.substr(1));
+  if (!v && !negative) {
+    logError(fmt::format("{} {} is not a whole number", name, text), hint);
+    return std::nullopt;
+  }
+  if (negative || *v < lo || *v > hi) {
+    logError(fmt::format("{} {} is out of range", name, text), hint);
+    return std::nullopt;
+  }
+  return v;
+}
 
 // STROBE_ATTACH_MODE=inherit|per-thread|cpu-filtered forces how an attach
 // covers threads (tests); anything else: automatic.
@@ -31,6 +73,42 @@ record::AttachMode attachModeFromEnv() {
   if (s == "per-thread") return record::AttachMode::kPerThread;
   if (s == "cpu-filtered") return record::AttachMode::kCpuFiltered;
   return record::AttachMode::kAuto;
+}
+
+// Edits (insert, delete, replace, swap two neighbours) from a to b.
+size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min(
+          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// The long option of `sub` at most two edits from `name` ("--kernal" ->
+// "--kernel"), "" when none is that close. Short options are one letter:
+// every one would be "near".
+std::string nearestOption(const CLI::App* sub, const std::string& name) {
+  if (name.rfind("--", 0) != 0 || name.size() < 5) return {};
+  std::string best;
+  size_t best_d = 3;
+  for (const CLI::Option* o : sub->get_options()) {
+    for (const std::string& l : o->get_lnames()) {
+      size_t d = editDistance(name, "--" + l);
+      if (d < best_d) {
+        best_d = d;
+        best = "--" + l;
+      }
+    }
+  }
+  return best;
 }
 
 // Resolves -P NAME to one pid; on failure prints the error and returns the exit status.
@@ -44,7 +122,8 @@ int resolveName(const std::string& name, std::vector<pid_t>& pids) {
   if (matches.size() > 1) {
     std::string list;
     for (const auto& m : matches) {
-      std::string cmd = m.cmdline.empty() ? "[" + m.comm + "]" : output::formatCommand(m.cmdline);
+      std::string cmd =
+          m.cmdline.empty() ? "[" + terminalSafe(m.comm) + "]" : output::formatCommand(m.cmdline);
       list += fmt::format("  {} {}\n", m.pid, cmd);
     }
     logError(fmt::format("{} processes match '{}':", matches.size(), name));
@@ -60,6 +139,16 @@ int resolveName(const std::string& name, std::vector<pid_t>& pids) {
 }
 
 }  // namespace
+
+int unknownOption(const CLI::App* sub, const std::string& arg) {
+  std::string name = arg.substr(0, arg.find('='));
+  std::string hint = "see 'strobe " + sub->get_name() + " --help'";
+  if (std::string near = nearestOption(sub, name); !near.empty()) {
+    hint = "did you mean " + near + "? " + hint;
+  }
+  logError("unknown option '" + name + "'", hint);
+  return kExitUsage;
+}
 
 void addSamplingOptions(CLI::App* sub, RecordArgs& a) {
   sub->add_option("-F,--freq", a.frequency, "Samples per second of CPU time, 1..10000")
@@ -91,32 +180,50 @@ void addSamplingOptions(CLI::App* sub, RecordArgs& a) {
 }
 
 int toRecordOptions(const RecordArgs& a, const CommandUsage& u, record::RecordOptions& opt) {
-  if (a.frequency < 1 || a.frequency > kMaxFrequency) {
-    logError(fmt::format("-F {} is out of range", a.frequency),
-             fmt::format("give a rate from 1 to {} Hz", kMaxFrequency));
-    return kExitUsage;
+  const auto freq = checkedNumber("-F", a.frequency, 1, kMaxFrequency,
+                                  fmt::format("give a rate from 1 to {} Hz", kMaxFrequency));
+  if (!freq) return kExitUsage;
+  const auto frequency = static_cast<uint32_t>(*freq);
+  if (frequency > kOverheadWarnFrequency) {
+    logWarning(fmt::format("-F {} samples very often and slows the program noticeably", frequency),
+               "99 to 999 Hz is enough for most profiles");
   }
-  if (a.frequency > kOverheadWarnFrequency) {
-    logWarning(
-        fmt::format("-F {} samples very often and slows the program noticeably", a.frequency),
-        "99 to 999 Hz is enough for most profiles");
+  uint64_t count = 0;
+  if (!a.count.empty()) {
+    auto c = checkedNumber(
+        "-c", a.count, 1, kMaxCount,
+        fmt::format("give a count from 1 to {} (one sample every N events)", kMaxCount));
+    if (!c) return kExitUsage;
+    count = *c;
   }
+  const auto pages =
+      checkedNumber("--mmap-pages", a.mmap_pages, 1, UINT64_MAX, "use 64, 128, 256, 512, ...");
+  if (!pages) return kExitUsage;
+  const size_t mmap_pages = *pages;
   auto call_graph = parseCallGraph(a.call_graph);
   if (!call_graph) {
     logError(call_graph.error());
     return kExitUsage;
   }
-  if (a.mmap_pages == 0 || (a.mmap_pages & (a.mmap_pages - 1)) != 0) {
-    logError(fmt::format("--mmap-pages {} is not a power of two", a.mmap_pages),
+  if ((mmap_pages & (mmap_pages - 1)) != 0) {
+    logError(fmt::format("--mmap-pages {} is not a power of two", mmap_pages),
              "use 64, 128, 256, 512, ...");
+    return kExitUsage;
+  }
+  const auto page_size = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  if (mmap_pages > kMaxMmapPages) {
+    logError(fmt::format("--mmap-pages {} is too large: {} MiB of ring per CPU", mmap_pages,
+                         mmap_pages * page_size >> 20),
+             fmt::format("use at most {} ({} MiB per CPU); 128 to 1024 is usual", kMaxMmapPages,
+                         kMaxMmapPages * page_size >> 20));
     return kExitUsage;
   }
   // A ring must hold several sample records (each the stack copy plus ~300
   // bytes) or the kernel drops them all.
-  if (call_graph->stack_copy != 0 && a.mmap_pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE)) <
-                                         4 * (size_t{call_graph->stack_copy} + 512)) {
+  if (call_graph->stack_copy != 0 &&
+      mmap_pages * page_size < 4 * (uint64_t{call_graph->stack_copy} + 512)) {
     logError(fmt::format("--mmap-pages {} is too small for a {}-byte stack copy per sample",
-                         a.mmap_pages, call_graph->stack_copy),
+                         mmap_pages, call_graph->stack_copy),
              "use --mmap-pages 128 or more, or a smaller -g dwarf,BYTES");
     return kExitUsage;
   }
@@ -130,7 +237,7 @@ int toRecordOptions(const RecordArgs& a, const CommandUsage& u, record::RecordOp
     logError("give only one of: " + u.targets, u.usage);
     return kExitUsage;
   }
-  if (a.count != 0 && a.frequency_given) {
+  if (count != 0 && a.frequency_given) {
     logError("-F and -c both set the sampling rate", "give one: -F HZ or -c N (every N events)");
     return kExitUsage;
   }
@@ -140,13 +247,13 @@ int toRecordOptions(const RecordArgs& a, const CommandUsage& u, record::RecordOp
   }
 
   opt.command = a.command;
-  opt.frequency = a.frequency;
+  opt.frequency = frequency;
   opt.callchain = call_graph->callchain;
   opt.stack_copy_bytes = call_graph->stack_copy;
   opt.unwind_auto = call_graph->unwind_auto;
-  opt.mmap_pages = a.mmap_pages;
+  opt.mmap_pages = mmap_pages;
   opt.event = a.event;
-  opt.period = a.count;
+  opt.period = count;
   opt.kernel = a.kernel;
   opt.inherit = !a.no_inherit;
   opt.system_wide = a.all_cpus;
@@ -188,6 +295,13 @@ int toRecordOptions(const RecordArgs& a, const CommandUsage& u, record::RecordOp
 
 int takeCommand(RecordArgs& a, CLI::App* sub, bool has_dashes,
                 const std::vector<std::string>& command, const CommandUsage& u) {
+  // prefix_command() hands CLI11's unknown options over as the command;
+  // before "--" (or before the first word that is not an option) they are
+  // typos, never the start of a command (which cannot begin with '-').
+  std::vector<std::string> rest = sub->remaining();
+  if (!rest.empty() && rest.front().size() > 1 && rest.front()[0] == '-') {
+    return unknownOption(sub, rest.front());
+  }
   if (has_dashes) {
     if (!a.command.empty()) {
       logError("unexpected argument '" + a.command.front() + "' before '--'", u.dashes);

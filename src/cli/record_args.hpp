@@ -15,20 +15,22 @@
 
 namespace strobe::cli {
 
+// Numbers are kept as typed and checked by toRecordOptions, so that every
+// bad value gets strobe's own message and hint.
 struct RecordArgs {
-  uint32_t frequency = 99;
+  std::string frequency = "99";  // -F
   // auto: complete stacks through Debian's libraries (built without frame
   // pointers) at no more cost to the target than fp (docs/BENCHMARKS.md).
   std::string call_graph = "auto";
   std::string output = "strobe.db";  // record only
-  size_t mmap_pages = 128;
+  std::string mmap_pages = "128";
   std::vector<std::string> command;
   std::string pids;          // -p
   std::string process_name;  // -P
   bool all_cpus = false;     // -a (record only)
   std::string duration;      // -d
   std::string event = "cpu-clock";
-  uint64_t count = 0;   // -c
+  std::string count;    // -c
   bool kernel = false;  // -k
   bool no_inherit = false;
   bool frequency_given = false;
@@ -48,9 +50,14 @@ struct CommandUsage {
 void addSamplingOptions(CLI::App* sub, RecordArgs& a);
 
 // Fills a.command from what followed "--" (has_dashes) or else from the
-// arguments CLI11 left over. Returns 0, or the exit status after an error.
+// arguments CLI11 left over; an unknown option before the command is a
+// usage error. Returns 0, or the exit status after an error.
 int takeCommand(RecordArgs& a, CLI::App* sub, bool has_dashes,
                 const std::vector<std::string>& command, const CommandUsage& u);
+
+// Prints "unknown option 'ARG'" with a hint (the nearest option of `sub`,
+// when one is a typo away) and returns the usage status.
+int unknownOption(const CLI::App* sub, const std::string& arg);
 
 // Checks `a` and fills `opt` (-P NAME resolved to its pid). Returns 0, or
 // the exit status after printing the error.

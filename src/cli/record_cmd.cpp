@@ -14,9 +14,11 @@
 #include <span>
 
 #include "base/log.hpp"
+#include "base/terminal_text.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/record_args.hpp"
+#include "cli/record_output.hpp"
 #include "model/aggregate.hpp"
 #include "model/measure.hpp"
 #include "output/span_table.hpp"
@@ -38,22 +40,6 @@ constexpr double kLostWarnShare = 0.01;
 const CommandUsage kUsage{"a command, -p PID, -P NAME, -a",
                           "usage: strobe record [OPTIONS] -- CMD [ARGS], or -p PID, -P NAME, -a",
                           "usage: strobe record [OPTIONS] -- CMD [ARGS]"};
-
-bool fileExists(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0;
-}
-
-// Moves an existing recording aside to FILE.old; returns whether it did.
-bool keepOld(const std::string& path) {
-  if (!fileExists(path)) return false;
-  std::string old = path + ".old";
-  if (::rename(path.c_str(), old.c_str()) != 0) {
-    logWarning(fmt::format("cannot keep the previous recording as {}", old));
-    return false;
-  }
-  return true;
-}
 
 void printSummary(const model::Profile& p, const record::RecordOutcome& out,
                   const std::string& path) {
@@ -155,7 +141,7 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
     logWarning(s, "raise -F (e.g. -F 999) to sample short-lived threads");
   }
   if (std::string s = output::spansLine(p); !s.empty()) fmt::print(err, "strobe: spans: {}\n", s);
-  fmt::print(err, "strobe: wrote {}; top functions:\n", path);
+  fmt::print(err, "strobe: wrote {}; top functions:\n", terminalSafe(path));
   output::TextOptions opt;
   opt.top = 10;
   opt.width = output::terminalWidth(err);
@@ -166,13 +152,24 @@ int runRecordChecked(RecordArgs& a) {
   record::RecordOptions opt;
   if (int rc = toRecordOptions(a, kUsage, opt); rc != 0) return rc;
   opt.spans = true;  // programs linked with libstrobe send their spans and roles
+  // The output is checked, and the recording streamed to it, before the
+  // command starts (record_output.hpp).
+  std::unique_ptr<RecordOutput> output = RecordOutput::open(a.output);
+  if (!output) return kExitOutput;
+  opt.tick_ns = kStreamIntervalNs;
+  opt.on_tick = [&output](model::Profile& p, const record::TickInfo& t) {
+    output->onTick(p, t);
+    return true;
+  };
 
   model::Profile profile;
   auto outcome = record::record(opt, profile);
   if (!outcome) {
+    output->abandon();
     logError(outcome.error());
     return exitCodeFor(outcome.error());
   }
+  output->endStream(profile);
 
   if (std::getenv("STROBE_DEBUG") != nullptr && !opt.pids.empty()) {
     std::fprintf(stderr, "strobe: debug: attach mode %s, %zu events opened\n",
@@ -222,14 +219,18 @@ int runRecordChecked(RecordArgs& a) {
                  profile.code().size(), static_cast<unsigned long long>(code_bytes), ms);
   }
 
-  bool moved = keepOld(a.output);
-  if (auto st = store::writeProfile(profile, a.output); !st) {
-    logError(st.error());
-    if (moved) ::rename((a.output + ".old").c_str(), a.output.c_str());
-    return outcome->exit_status != 0 ? outcome->exit_status : kExitError;
+  const int written = output->write(profile);
+  if (std::getenv("STROBE_DEBUG") != nullptr) {
+    const store::StreamStats s = output->streamStats();
+    fmt::print(stderr,
+               "strobe: debug: streamed {} samples ({} rows) in {} batches: writer thread {:.1f} "
+               "ms CPU (longest batch {:.1f} ms), recording thread {:.2f} ms copying (longest "
+               "{:.0f} us)\n",
+               s.samples, s.rows, s.batches, s.writer_cpu_ns / 1e6, s.max_write_ns / 1e6,
+               s.copy_ns / 1e6, s.max_copy_ns / 1e3);
   }
-  printSummary(profile, *outcome, a.output);
-  return outcome->exit_status;
+  printSummary(profile, *outcome, output->writtenTo());
+  return written != 0 ? written : outcome->exit_status;
 }
 
 // STROBE_DEBUG=1: report strobe's open descriptors before and after the

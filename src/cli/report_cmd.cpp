@@ -14,8 +14,10 @@
 #include "model/filter.hpp"
 #include "model/measure.hpp"
 #include "output/format.hpp"
+#include "output/text_report.hpp"
 #include "output/text_width.hpp"
 #include "store/store.hpp"
+#include "symbolize/symbolizer.hpp"
 
 namespace strobe::cli {
 namespace {
@@ -160,6 +162,19 @@ int runReport(const ReportArgs& a) {
 
   auto profile = store::readProfile(a.file);
   if (!profile) return fail(profile.error());
+  if (profile->meta().incomplete != 0) {
+    // Streamed by a strobe record that never finished (killed, or unable to
+    // write the end): its frames are named now, from the programs as they
+    // are on this machine (a changed or missing one is warned about).
+    logWarning(a.file + " is incomplete: strobe record did not finish it (killed?); it holds " +
+                   std::to_string(profile->samples().size()) + " samples of the first " +
+                   output::formatDuration(profile->meta().duration_ns),
+               "frames are named from the programs on this machine now, not as they were "
+               "recorded");
+    symbolize::Symbolizer symbolizer;
+    if (auto st = symbolizer.symbolize(*profile); !st) logWarning(st.error().describe());
+    for (const std::string& w : symbolizer.warnings()) logWarning(w);
+  }
   // --by address names addresses function+offset from the kept code ranges.
   if (opt.by == model::GroupBy::kAddress) {
     if (auto code = store::readCode(a.file, *profile); !code) {

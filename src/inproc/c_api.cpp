@@ -69,7 +69,9 @@ int strobe_start(const strobe_options* opt) {
 }
 
 int strobe_stop(void) {
-  return check(strobe::inproc::stopSession());
+  if (strobe::Status s = strobe::inproc::stopSession(); !s.ok()) return fail(s.error());
+  // Stopped, and the profile kept; but it ends early: say so.
+  return check(strobe::inproc::samplingStoppedEarly());
 }
 
 int strobe_running(void) {

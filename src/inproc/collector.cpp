@@ -204,6 +204,7 @@ model::Profile Collector::toProfile(const SessionInfo& info,
   m.refused_threads = info.refused_threads;
   m.refused_reason = info.refused_reason;
   m.dropped_spans = info.dropped_spans;
+  m.stopped_reason = info.stopped_reason;
   m.kernel = readLine("/proc/sys/kernel/osrelease");
   m.hostname = readLine("/proc/sys/kernel/hostname");
   m.strobe_version = STROBE_VERSION;

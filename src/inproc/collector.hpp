@@ -39,6 +39,7 @@ struct SessionInfo {
   uint64_t refused_threads = 0;  // threads the engine could not sample
   std::string refused_reason;    // the first refusal's error
   uint64_t dropped_spans = 0;    // spans the session's reader did not get
+  std::string stopped_reason;    // why sampling stopped early (Engine::stoppedReason)
 };
 
 class Collector {

@@ -67,6 +67,10 @@ class Engine {
   virtual void stop(Collector& c) = 0;
   // Samples dropped (full buffers) or lost (kernel) so far.
   [[nodiscard]] virtual uint64_t dropped() const = 0;
+  // Why the engine stopped sampling before stop() (one line; "" when it
+  // did not): the timer engine stops when the program installs its own
+  // SIGPROF handler over libstrobe's (checked by maintain() and stop()).
+  [[nodiscard]] virtual std::string stoppedReason() const { return {}; }
   // In a forked child: let go of everything without touching the parent's
   // threads (closes descriptors, frees nothing that could be in use).
   virtual void abandonAfterFork() = 0;

@@ -74,6 +74,7 @@ void atExit() {
     if (!sessionRunning() && s.error().kind == ErrorKind::kUsage) return;
     return logError(s.error());
   }
+  if (Status s = samplingStoppedEarly(); !s.ok()) logWarning(s.error().describe(), s.error().hint);
   const std::string path = expandPid(g_cfg->output, g_owner);
   writeOut(g_cfg->signal != 0 ? numberedPath(path, ++g_serial) : path);
 }
@@ -104,6 +105,9 @@ void toggleLoop() {
       if (Status s = stopSession(); !s.ok()) {
         logError(s.error());
         continue;
+      }
+      if (Status s = samplingStoppedEarly(); !s.ok()) {
+        logWarning(s.error().describe(), s.error().hint);
       }
       writeOut(numberedPath(expandPid(g_cfg->output, g_owner), ++g_serial));
     }

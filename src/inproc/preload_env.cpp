@@ -30,9 +30,26 @@ Result<uint32_t> parseNumber(const std::string& name, const std::string& v, uint
 Result<int> parseSignal(std::string_view name) {
   std::string s(name);
   if (s.rfind("SIG", 0) == 0) s = s.substr(3);
-  if (!s.empty() && s.find_first_not_of("0123456789") == std::string::npos) {
-    int n = std::atoi(s.c_str());
-    if (n > 0 && n < NSIG) return n;
+  auto number = [](const std::string& digits) {
+    if (digits.empty() || digits.size() > 3 ||
+        digits.find_first_not_of("0123456789") != std::string::npos) {
+      return -1;
+    }
+    return std::atoi(digits.c_str());
+  };
+  if (int n = number(s); n > 0 && n < NSIG) return n;
+  // Real-time signals have no fixed number: RTMIN, RTMIN+N, RTMAX, RTMAX-N.
+  struct Rt {
+    std::string_view prefix;
+    int base;
+    char sign;
+  };
+  for (const Rt& rt : {Rt{"RTMIN", SIGRTMIN, '+'}, Rt{"RTMAX", SIGRTMAX, '-'}}) {
+    if (s.rfind(rt.prefix, 0) != 0) continue;
+    std::string rest = s.substr(rt.prefix.size());
+    int offset = rest.empty() ? 0 : rest[0] == rt.sign ? number(rest.substr(1)) : -1;
+    int n = rt.sign == '+' ? rt.base + offset : rt.base - offset;
+    if (offset >= 0 && n >= SIGRTMIN && n <= SIGRTMAX) return n;
   }
   for (int i = 1; i < NSIG; ++i) {
     const char* abbrev = ::sigabbrev_np(i);
@@ -40,6 +57,16 @@ Result<int> parseSignal(std::string_view name) {
   }
   return makeError("STROBE_SIGNAL='" + std::string(name) + "' is not a signal",
                    "use a signal name such as SIGUSR2", ErrorKind::kUsage);
+}
+
+Status checkToggleSignal(const std::string& text, int sig) {
+  if (sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX)) return {};
+  // Faults (SEGV, BUS, FPE, ILL), termination requests (TERM, INT, ...),
+  // SIGPROF (the timer engine's) and the rest have meanings a toggle would
+  // take away: a crashing program would loop, `kill` would stop working.
+  return makeError("STROBE_SIGNAL=" + text + " is not a signal profiling may take over",
+                   "use SIGUSR1, SIGUSR2 or SIGRTMIN+N (one the program does not use)",
+                   ErrorKind::kUsage);
 }
 
 std::string numberedPath(const std::string& path, unsigned n) {
@@ -72,10 +99,7 @@ Result<PreloadConfig> readPreloadConfig() {
   if (std::string s = env("STROBE_SIGNAL"); !s.empty()) {
     auto sig = parseSignal(s);
     if (!sig.ok()) return sig.takeError();
-    if (*sig == SIGPROF || *sig == SIGKILL || *sig == SIGSTOP) {
-      return makeError("STROBE_SIGNAL=" + s + " cannot be used to toggle profiling",
-                       "use SIGUSR1 or SIGUSR2", ErrorKind::kUsage);
-    }
+    if (Status st = checkToggleSignal(s, *sig); !st.ok()) return st.takeError();
     c.signal = *sig;
     if (c.output.empty()) c.output = "strobe-profile.txt";
   }

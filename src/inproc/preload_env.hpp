@@ -24,8 +24,13 @@ struct PreloadConfig {
 
 Result<PreloadConfig> readPreloadConfig();
 
-// "SIGUSR2", "USR2" or "12" -> 12. Errors are kUsage.
+// "SIGUSR2", "USR2" or "12" -> 12; "SIGRTMIN+2", "RTMAX-1" for real-time
+// signals. Errors are kUsage.
 Result<int> parseSignal(std::string_view name);
+// Whether STROBE_SIGNAL may be `sig` (written `text`): only signals meant
+// for programs to use, SIGUSR1, SIGUSR2 and the real-time ones. Errors are
+// kUsage.
+Status checkToggleSignal(const std::string& text, int sig);
 // "app.pb.gz", 2 -> "app.2.pb.gz"; "out", 2 -> "out.2"; "dir.d/app" -> "dir.d/app.2".
 std::string numberedPath(const std::string& path, unsigned n);
 // "%p" -> pid.

@@ -66,6 +66,7 @@ struct Last {
   uint64_t dropped = 0;
   uint64_t samples = 0;
   uint64_t dropped_spans = 0;
+  std::string stopped_reason;
 };
 
 // Lock order: g_api_mu, then g_state_mu. Only constant-initialized globals
@@ -380,6 +381,7 @@ Status stopSession() {
       r->info.dropped_spans = r->spans->stats().lost();
       r->spans.reset();  // leaves: the program stops recording spans for us
     }
+    r->info.stopped_reason = r->engine->stoppedReason();
     g_run = nullptr;
   }
   std::unique_ptr<Running> owned(r);
@@ -392,6 +394,7 @@ Status stopSession() {
   last().dropped = owned->info.dropped;
   last().samples = owned->collector.sampleCount();
   last().dropped_spans = owned->info.dropped_spans;
+  last().stopped_reason = owned->info.stopped_reason;
   return {};
 }
 
@@ -416,6 +419,12 @@ std::string engineName() {
 std::string engineFallbackReason() {
   std::lock_guard api(g_api_mu);
   return last().fallback_reason;
+}
+
+Status samplingStoppedEarly() {
+  std::lock_guard api(g_api_mu);
+  if (last().stopped_reason.empty()) return {};
+  return makeError(last().stopped_reason, kStoppedEarlyHint);
 }
 
 uint64_t droppedSamples() {

@@ -36,6 +36,15 @@ bool sessionRunning();
 // handed to `f` under the session mutex.
 Status withLastProfile(const std::function<Status(const model::Profile&)>& f);
 
+// Whether the last session's engine stopped sampling before stopSession()
+// (Engine::stoppedReason: the program took SIGPROF over from the timer
+// engine): an error saying when, with kStoppedEarlyHint. Its profile is
+// kept and holds the samples taken until then.
+Status samplingStoppedEarly();
+inline constexpr const char* kStoppedEarlyHint =
+    "the profile holds the samples taken until then; use the perf engine (STROBE_ENGINE=perf), "
+    "or leave SIGPROF to libstrobe while it profiles";
+
 // Engine name of the running or last session ("" if none).
 std::string engineName();
 // Why `auto` did not pick perf ("" when it did or was not asked).

@@ -12,6 +12,11 @@
 // Stop: the session is marked inactive, the timers are deleted, the engine
 // waits until no handler is in flight, restores the previous SIGPROF
 // disposition, then frees the buffers.
+// A program that installs its own SIGPROF handler while the engine runs
+// would get the engine's signals (and the profile none): maintain() (every
+// 100 ms) and stop() check the disposition; once it is not the engine's,
+// every timer is deleted, no new thread is armed, the program's handler is
+// left in place (never overwritten at stop) and stoppedReason() says when.
 #include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -161,7 +166,7 @@ class TimerEngine final : public EngineWithThreads<std::unique_ptr<TimerThread>>
   [[nodiscard]] const char* name() const override { return "timer"; }
 
   Status addThread(int32_t tid, uint64_t stack_hi) override {
-    if (threads_.contains(tid)) return {};
+    if (threads_.contains(tid) || !stopped_reason_.empty()) return {};
     const uint64_t period = 1'000'000'000ULL / std::max<uint32_t>(opt_.frequency, 1);
     auto t = std::make_unique<TimerThread>(tid, stack_hi, period,
                                            g_generation.load(std::memory_order_relaxed), opt_);
@@ -206,6 +211,7 @@ class TimerEngine final : public EngineWithThreads<std::unique_ptr<TimerThread>>
   }
 
   void maintain() override {
+    checkDisplaced();
     for (auto& [tid, t] : threads_) {
       if (t->stack_hi.load(std::memory_order_relaxed) != 0) continue;
       uint64_t sp = t->last_sp.load(std::memory_order_relaxed);
@@ -215,6 +221,7 @@ class TimerEngine final : public EngineWithThreads<std::unique_ptr<TimerThread>>
 
   void stop(Collector& c) override {
     if (!installed_) return;
+    checkDisplaced();
     g_active.store(false);
     for (auto& [tid, t] : threads_) {
       if (t->armed) ::timer_delete(t->timer);
@@ -224,7 +231,7 @@ class TimerEngine final : public EngineWithThreads<std::unique_ptr<TimerThread>>
     timespec pause{0, 1'000'000};
     ::nanosleep(&pause, nullptr);
     while (g_inflight.load() != 0) ::nanosleep(&pause, nullptr);
-    ::sigaction(SIGPROF, &old_, nullptr);
+    if (stopped_reason_.empty()) ::sigaction(SIGPROF, &old_, nullptr);
     installed_ = false;
     for (auto& [tid, t] : threads_) {
       drainOne(*t, c);
@@ -232,6 +239,8 @@ class TimerEngine final : public EngineWithThreads<std::unique_ptr<TimerThread>>
     }
     threads_.clear();
   }
+
+  [[nodiscard]] std::string stoppedReason() const override { return stopped_reason_; }
 
   [[nodiscard]] uint64_t dropped() const override {
     uint64_t n = dropped_retired_;
@@ -243,7 +252,7 @@ class TimerEngine final : public EngineWithThreads<std::unique_ptr<TimerThread>>
     // Timers are not inherited by fork; the handler is. Restore the old one
     // and keep the buffers (never freed: leaking is safe here).
     g_active.store(false);
-    if (installed_) ::sigaction(SIGPROF, &old_, nullptr);
+    if (installed_ && stopped_reason_.empty()) ::sigaction(SIGPROF, &old_, nullptr);
     installed_ = false;
     for (auto& [tid, t] : threads_) (void)t.release();
     threads_.clear();
@@ -259,6 +268,27 @@ class TimerEngine final : public EngineWithThreads<std::unique_ptr<TimerThread>>
     dropped_retired_ += t->ring.dropped();
   }
 
+  // Whether SIGPROF still runs onSigprof; if not (the program installed its
+  // own handler), stops every timer so that no more of the engine's signals
+  // reach the program's handler, and says so in stopped_reason_.
+  void checkDisplaced() {
+    if (!stopped_reason_.empty()) return;
+    struct sigaction now {};
+    if (::sigaction(SIGPROF, nullptr, &now) != 0) return;
+    if ((now.sa_flags & SA_SIGINFO) != 0 && now.sa_sigaction == onSigprof) return;
+    const double at_s = static_cast<double>(monotonicNs() - start_ns_) / 1e9;
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "the program installed its own SIGPROF handler over libstrobe's (found %.2f s "
+                  "into the session): the timer engine stopped sampling then",
+                  at_s);
+    stopped_reason_ = text;
+    for (auto& [tid, t] : threads_) {
+      if (t->armed) ::timer_delete(t->timer);
+      t->armed = false;
+    }
+  }
+
   static void drainOne(TimerThread& t, Collector& c) {
     t.ring.drain([&](uint64_t time, uint64_t weight, const uint64_t* frames, uint32_t n) {
       c.add(t.tid, time, weight, frames, n);
@@ -266,6 +296,8 @@ class TimerEngine final : public EngineWithThreads<std::unique_ptr<TimerThread>>
   }
 
   Options opt_;
+  uint64_t start_ns_ = monotonicNs();
+  std::string stopped_reason_;  // "" while sampling
   bool installed_ = false;
   struct sigaction old_ {};
   uint64_t dropped_retired_ = 0;

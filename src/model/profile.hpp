@@ -220,6 +220,14 @@ struct Meta {
   uint64_t off_cpu_short_ns = 0;
   uint64_t switch_records_lost = 0;
   uint64_t switch_unpaired = 0;
+  // 1: written while recording (store::RecordingStream) and never finished:
+  // the recorder was killed, or could not write the finished recording. Its
+  // samples may end early and its frames are not symbolized.
+  uint32_t incomplete = 0;
+  // Why sampling stopped before the session's end ("" when it did not),
+  // e.g. libstrobe's timer engine displaced by the program's own SIGPROF
+  // handler. Samples after that are missing.
+  std::string stopped_reason;
 };
 
 class Profile {

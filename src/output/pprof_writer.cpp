@@ -151,10 +151,13 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
     auto [it, inserted] = sums.try_emplace(key);
     if (inserted) order.push_back(key);
     it->second.samples += 1;
-    if (s.kind == model::SampleKind::kOffCpu) {
-      it->second.off_cpu += static_cast<int64_t>(s.weight);
-    } else {
-      it->second.weight += static_cast<int64_t>(s.weight);
+    // pprof values are int64: a weight or a sum beyond it (which the
+    // recording reader refuses) saturates instead of overflowing.
+    const int64_t w =
+        s.weight > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(s.weight);
+    int64_t& sum = s.kind == model::SampleKind::kOffCpu ? it->second.off_cpu : it->second.weight;
+    if (__builtin_add_overflow(sum, w, &sum)) {
+      sum = INT64_MAX;
     }
   }
 
@@ -192,7 +195,9 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
       protozero::pbf_writer w(enc.buffer());
       protozero::pbf_writer s(w, pb::kSample);
       s.add_packed_uint64(pb::kLocationId, loc_ids.begin(), loc_ids.end());
-      int64_t values[4] = {sum.samples, sum.weight, sum.off_cpu, sum.weight + sum.off_cpu};
+      int64_t wall = 0;
+      if (__builtin_add_overflow(sum.weight, sum.off_cpu, &wall)) wall = INT64_MAX;
+      int64_t values[4] = {sum.samples, sum.weight, sum.off_cpu, wall};
       s.add_packed_int64(pb::kValue, values, values + (off_cpu ? 4 : 2));
       {
         protozero::pbf_writer l(s, pb::kLabel);

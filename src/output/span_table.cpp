@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <set>
 
+#include "base/terminal_text.hpp"
 #include "model/aggregate.hpp"
 #include "output/text_report.hpp"
 #include "output/utf8.hpp"
@@ -44,7 +45,7 @@ std::string dur(uint64_t ns) {
 
 void writeText(const model::Profile& p, const std::vector<model::SpanRow>& rows,
                const std::string& source, std::FILE* out) {
-  fmt::print(out, "recording: {}\n", source);
+  fmt::print(out, "recording: {}\n", terminalSafe(source));
   fmt::print(out, "command:   {}\n", formatTarget(p.meta()));
   if (std::string s = spansLine(p); !s.empty()) fmt::print(out, "spans:     {}\n", s);
   fmt::print(out, "\n");
@@ -54,16 +55,24 @@ void writeText(const model::Profile& p, const std::vector<model::SpanRow>& rows,
                "strobe_span_begin/strobe_span_end)\n");
     return;
   }
+  // Span and function names are the program's bytes: no control characters
+  // reach the terminal (base/terminal_text.hpp).
+  std::vector<std::string> names;
+  names.reserve(rows.size());
+  for (const auto& r : rows) names.push_back(terminalSafe(r.name));
   size_t width = 4;
-  for (const auto& r : rows) width = std::max(width, std::min<size_t>(r.name.size(), 40));
+  for (const std::string& n : names) width = std::max(width, std::min<size_t>(n.size(), 40));
   fmt::print(out, "{:<{}}  {:>7}  {:>9}  {:>9}  {:>9}  {:>9}  {:>9}  {:>9}  {:>9}  {}\n", "SPAN",
              width, "COUNT", "TOTAL", "MEAN", "P50", "P90", "P99", "MAX", "CPU",
              "TOP FUNCTION INSIDE");
-  for (const auto& r : rows) {
-    std::string top = r.top_function.empty() ? std::string("(no samples)")
-                                             : fmt::format("{} ({:.1f}%)", r.top_function,
-                                                           sharePct(r.top_weight, r.weight));
-    std::string name = r.name.size() > width ? r.name.substr(0, width - 3) + "..." : r.name;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const model::SpanRow& r = rows[i];
+    std::string top = r.top_function.empty()
+                          ? std::string("(no samples)")
+                          : fmt::format("{} ({:.1f}%)", terminalSafe(r.top_function),
+                                        sharePct(r.top_weight, r.weight));
+    const std::string& n = names[i];
+    std::string name = n.size() > width ? n.substr(0, width - 3) + "..." : n;
     fmt::print(out, "{:<{}}  {:>7}  {:>9}  {:>9}  {:>9}  {:>9}  {:>9}  {:>9}  {:>9}  {}\n", name,
                width, r.count, dur(r.total_ns), dur(r.mean_ns), dur(r.p50_ns), dur(r.p90_ns),
                dur(r.p99_ns), dur(r.max_ns), formatDuration(r.weight), top);
@@ -183,7 +192,7 @@ std::string spanSelectionLine(const model::Profile& p, const model::SpanSelectio
     which = fmt::format("the {} longer than {} of {}", picked.size(),
                         formatDuration(*s.longer_than_ns), all);
   }
-  std::string line = fmt::format("{} '{}' spans", which, s.name);
+  std::string line = fmt::format("{} '{}' spans", which, terminalSafe(s.name));
   if (!picked.empty()) {
     line += fmt::format(" ({} to {}, on {} {})", dur(lo), dur(hi), tids.size(),
                         tids.size() == 1 ? "thread" : "threads");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <span>
 
+#include "base/terminal_text.hpp"
 #include "output/span_table.hpp"
 #include "output/stack_completeness.hpp"
 #include "output/text_width.hpp"
@@ -21,7 +22,7 @@ std::string baseName(const std::string& path) {
 std::string locationOf(const model::TopRow& r, model::GroupBy by) {
   switch (by) {
     case model::GroupBy::kModule:
-      return r.module_path;
+      return terminalSafe(r.module_path);
     case model::GroupBy::kFile:
     case model::GroupBy::kThread:
     case model::GroupBy::kProcess:
@@ -29,9 +30,9 @@ std::string locationOf(const model::TopRow& r, model::GroupBy by) {
     default:
       break;
   }
-  if (r.file.empty()) return r.module;
-  if (r.line == 0) return baseName(r.file);
-  return fmt::format("{}:{}", baseName(r.file), r.line);
+  if (r.file.empty()) return terminalSafe(r.module);
+  if (r.line == 0) return terminalSafe(baseName(r.file));
+  return fmt::format("{}:{}", terminalSafe(baseName(r.file)), r.line);
 }
 
 }  // namespace
@@ -49,8 +50,9 @@ std::string formatDuration(uint64_t ns) {
 
 std::string formatCommand(const std::vector<std::string>& argv) {
   std::string out;
-  for (const std::string& a : argv) {
+  for (const std::string& arg : argv) {
     if (!out.empty()) out += ' ';
+    const std::string a = terminalSafe(arg);
     bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$`*?;&|<>()") == std::string::npos;
     if (plain) {
       out += a;
@@ -92,6 +94,7 @@ void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* o
   if (opt.by == model::GroupBy::kAddress) return writeAddressTable(p, opt, out);
   const model::Totals t = model::totals(p);
   std::vector<model::TopRow> rows = model::topTable(p, opt.by, opt.no_inline);
+  for (model::TopRow& r : rows) r.function = terminalSafe(r.function);
   if (opt.threshold_pct > 0) {
     std::erase_if(rows, [&](const model::TopRow& r) {
       return sharePct(r.total, t.weight) < opt.threshold_pct;
@@ -226,7 +229,7 @@ void writeTextReport(const model::Profile& p, const TextOptions& opt, const std:
     const model::Measure measure = model::measureOf(p);
     const model::Profile& recording = opt.recording != nullptr ? *opt.recording : p;
     const model::TimeSplit split = model::timeSplit(std::span<const model::Sample>(p.samples()));
-    fmt::print(out, "recording: {}\n", source);
+    fmt::print(out, "recording: {}\n", terminalSafe(source));
     fmt::print(out, "command:   {}\n", formatTarget(m));
     if (recording.meta().off_cpu != 0) {
       // Off-CPU time was recorded: the view says which time the table adds.
@@ -277,6 +280,9 @@ void writeTextReport(const model::Profile& p, const TextOptions& opt, const std:
     if (std::string s = stackCompletenessLine(p); !s.empty()) fmt::print(out, "stacks:    {}\n", s);
     if (std::string s = unsampledThreadsLine(m); !s.empty()) fmt::print(out, "unsampled: {}\n", s);
     if (std::string s = refusedThreadsLine(p); !s.empty()) fmt::print(out, "refused:   {}\n", s);
+    if (!m.stopped_reason.empty()) {
+      fmt::print(out, "stopped:   {}\n", terminalSafe(m.stopped_reason));
+    }
     if (std::string s = spansLine(p); !s.empty()) fmt::print(out, "spans:     {}\n", s);
     if (!opt.span_selection.empty()) fmt::print(out, "span:      {}\n", opt.span_selection);
     fmt::print(out, "\n");

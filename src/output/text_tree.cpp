@@ -1,6 +1,7 @@
 // The text report's call tree and callers / callees views.
 #include <fmt/format.h>
 
+#include "base/terminal_text.hpp"
 #include "model/call_tree.hpp"
 #include "model/callers.hpp"
 #include "output/text_report.hpp"
@@ -20,7 +21,7 @@ std::string located(const model::NeighborName& n) {
   } else {
     where = n.module;
   }
-  return where.empty() ? n.name : fmt::format("{} ({})", n.name, where);
+  return terminalSafe(where.empty() ? n.name : fmt::format("{} ({})", n.name, where));
 }
 
 }  // namespace
@@ -43,7 +44,7 @@ void writeCallTree(const model::Profile& p, const TextOptions& opt, std::FILE* o
     double share = sharePct(n.total_weight, total);
     if (id != 0 && share < opt.threshold_pct) return false;
     line.assign(2 * n.depth, ' ');
-    std::string name = tree.name(p, id);
+    std::string name = terminalSafe(tree.name(p, id));
     if (n.frame.inlined) name += " [inlined]";
     size_t room = kNoWidthLimit;
     if (opt.width != kNoWidthLimit) {
@@ -64,12 +65,14 @@ bool writeCallers(const model::Profile& p, const TextOptions& opt, const std::st
   const model::Measure m = model::measureOf(p);
   const char* what = callees ? "callees" : "callers";
   if (!found.exact) {
-    fmt::print(out, "no function is named '{}'; {} of the {} whose name contains it:\n\n", func,
+    fmt::print(out, "no function is named '{}'; {} of the {} whose name contains it:\n\n",
+               terminalSafe(func),
                what,
                found.tables.size() == 1 ? std::string("one function")
                                         : fmt::format("{} functions", found.tables.size()));
   } else if (found.tables.size() > 1) {
-    fmt::print(out, "{} functions are named '{}'; {} of each:\n\n", found.tables.size(), func,
+    fmt::print(out, "{} functions are named '{}'; {} of each:\n\n", found.tables.size(),
+               terminalSafe(func),
                what);
   }
   // OF-FN% ALL% TIME and their gaps: 30 columns before the name.

@@ -2,13 +2,58 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <string>
 #include <string_view>
 
 namespace strobe::record {
+namespace {
+
+// Where execvp finds `name`: itself when it holds a '/', else the first
+// PATH entry (default PATH when unset) with a regular file of that name;
+// "" when none exists.
+std::string findInPath(const std::string& name) {
+  struct stat st {};
+  auto isFile = [&](const std::string& p) {
+    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  };
+  if (name.find('/') != std::string::npos) return isFile(name) ? name : std::string();
+  const char* env = std::getenv("PATH");
+  std::string path = env != nullptr ? env : "/bin:/usr/bin";
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t colon = path.find(':', start);
+    if (colon == std::string::npos) colon = path.size();
+    std::string dir = path.substr(start, colon - start);
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (isFile(candidate)) return candidate;
+    start = colon + 1;
+  }
+  return {};
+}
+
+// The interpreter named by the #! line of `file`, "" when it has none.
+std::string scriptInterpreter(const std::string& file) {
+  Fd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return {};
+  char buf[256];
+  ssize_t n = ::read(fd.get(), buf, sizeof buf);
+  if (n < 3 || buf[0] != '#' || buf[1] != '!') return {};
+  std::string line(buf + 2, static_cast<size_t>(n) - 2);
+  line = line.substr(0, line.find('\n'));
+  size_t b = line.find_first_not_of(" \t");
+  if (b == std::string::npos) return {};
+  size_t e = line.find_first_of(" \t\r", b);
+  return line.substr(b, e == std::string::npos ? std::string::npos : e - b);
+}
+
+}  // namespace
 
 Result<HeldChild> HeldChild::spawn(const std::vector<std::string>& argv,
                                    const std::vector<std::string>& extra_env) {
@@ -45,6 +90,7 @@ Result<HeldChild> HeldChild::spawn(const std::vector<std::string>& argv,
   for (const std::string& x : extra_env) env.push_back(const_cast<char*>(x.c_str()));
   env.push_back(nullptr);
 
+  const pid_t strobe_pid = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) {
     int e = errno;
@@ -53,6 +99,11 @@ Result<HeldChild> HeldChild::spawn(const std::vector<std::string>& argv,
     return systemError("cannot fork");
   }
   if (pid == 0) {
+    // A command must not outlive a killed strobe unseen (its events die with
+    // strobe, nobody would wait for it): SIGTERM when strobe dies, as at the
+    // end of -d. Checked once more in case strobe died before the prctl.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != strobe_pid) ::_exit(127);
     ::close(go[1]);
     ::close(err[0]);
     char byte;
@@ -99,8 +150,22 @@ Status HeldChild::release() {
   }
   pid_ = -1;
   if (e == ENOENT) {
-    return makeError("command not found: " + name_, "check the name, or give its path",
-                     ErrorKind::kNotFound);
+    // ENOENT also comes from a file that exists but whose interpreter (#!
+    // line, or an ELF program's loader) does not.
+    std::string file = findInPath(name_);
+    if (file.empty()) {
+      return makeError("command not found: " + name_, "check the name, or give its path",
+                       ErrorKind::kNotFound);
+    }
+    std::string interpreter = scriptInterpreter(file);
+    if (!interpreter.empty()) {
+      return makeError(
+          "cannot execute '" + name_ + "': its interpreter " + interpreter + " does not exist",
+          "install " + interpreter + ", or fix the #! line of " + file, ErrorKind::kCannotExecute);
+    }
+    return makeError("cannot execute '" + name_ + "': its program loader does not exist",
+                     "it was built for another system (check: file " + file + ")",
+                     ErrorKind::kCannotExecute);
   }
   errno = e;
   return systemError("cannot execute '" + name_ + "'", "check that it is an executable file",

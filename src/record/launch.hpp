@@ -1,7 +1,9 @@
 // Launching a command under a profiler: fork, hold the child until strobe's
 // events exist, then exec. The child waits on a pipe; a second, close-on-exec
 // pipe reports an exec failure (its errno) back to the parent, so "command
-// not found" is told apart from a command that ran and failed.
+// not found" is told apart from a command that ran and failed. The child
+// asks for SIGTERM when strobe dies (PR_SET_PDEATHSIG), so a killed strobe
+// never leaves its command running unobserved.
 // Thread safety: call from one thread; the child does only async-signal-safe
 // work between fork and exec.
 #pragma once
@@ -35,8 +37,9 @@ class HeldChild {
   ~HeldChild();  // kills and reaps a child that was never released
 
   [[nodiscard]] pid_t pid() const { return pid_; }
-  // Lets the child exec and waits until it has (or failed: kNotFound for
-  // ENOENT, exit 127; kCannotExecute otherwise, exit 126).
+  // Lets the child exec and waits until it has (or failed: kNotFound when
+  // there is no such file, exit 127; kCannotExecute otherwise, exit 126,
+  // including a script whose #! interpreter is missing).
   Status release();
   // After release(): the child is ours to wait for; the destructor no longer kills it.
   void abandon() { pid_ = -1; }

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "base/fd.hpp"
@@ -262,12 +263,23 @@ size_t countLiveDescendants(pid_t root) {
   return n;
 }
 
+// The parent of `pid` from /proc/PID/stat ("pid (comm) S ppid ..."), 0 when unknown.
+static pid_t parentOf(pid_t pid) {
+  auto stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return 0;
+  size_t paren = stat->rfind(')');
+  if (paren == std::string::npos || paren + 4 >= stat->size()) return 0;
+  return static_cast<pid_t>(std::strtol(stat->c_str() + paren + 4, nullptr, 10));
+}
+
 std::vector<ProcessMatch> findProcessesByName(std::string_view name, pid_t exclude) {
   std::vector<ProcessMatch> by_comm;
   std::vector<ProcessMatch> by_cmdline;
   if (name.empty()) return by_comm;
+  std::vector<pid_t> skip;
+  for (pid_t p = exclude; p > 0 && skip.size() < 4096; p = parentOf(p)) skip.push_back(p);
   for (pid_t pid : listProcesses()) {
-    if (pid == exclude || !processAlive(pid)) continue;
+    if (std::find(skip.begin(), skip.end(), pid) != skip.end() || !processAlive(pid)) continue;
     ProcessMatch m{pid, readComm(pid, pid), readCmdline(pid)};
     if (m.comm == name) {
       by_comm.push_back(std::move(m));

@@ -86,7 +86,9 @@ struct ProcessMatch {
 // Processes named `name`: those whose comm equals it; when there are none,
 // those with a command-line argument equal to it or whose last path
 // component equals it (so "server.py" finds "python3 ./server.py").
-// `exclude` (strobe itself) is never matched. Sorted by pid.
+// `exclude` (strobe itself) and its ancestors (the shell, `timeout`,
+// `sudo`, ... it runs under, whose command lines often hold NAME) are never
+// matched. Sorted by pid.
 std::vector<ProcessMatch> findProcessesByName(std::string_view name, pid_t exclude);
 
 // Number of open file descriptors of the calling process (/proc/self/fd).

@@ -52,6 +52,8 @@ constexpr Field kFields[] = {
     {"off_cpu_short_ns", &Meta::off_cpu_short_ns},
     {"switch_records_lost", &Meta::switch_records_lost},
     {"switch_unpaired", &Meta::switch_unpaired},
+    {"incomplete", &Meta::incomplete},
+    {"stopped_reason", &Meta::stopped_reason},
 };
 
 template <typename T>

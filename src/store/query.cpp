@@ -53,6 +53,19 @@ Result<Db*> openChecked(const std::string& path, Db& db) {
   return &db;
 }
 
+// A failed prepare or step: the user's SQL (kUsage) unless SQLite found the
+// file itself damaged (a corrupt schema, a malformed page), which no SQL
+// can fix (kCorrupt, exit 1).
+Error queryError(const std::string& path, const Db& db, int rc, const char* hint) {
+  int primary = rc & 0xFF;
+  if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) {
+    return makeError(path + " is corrupt: " + db.message(),
+                     "the recording is damaged (truncated or overwritten?); record it again",
+                     ErrorKind::kCorrupt);
+  }
+  return makeError("SQL error: " + db.message(), hint, ErrorKind::kUsage);
+}
+
 }  // namespace
 
 Status runQuery(const std::string& path, std::string_view sql, const QueryCallbacks& cb) {
@@ -68,8 +81,7 @@ Status runQuery(const std::string& path, std::string_view sql, const QueryCallba
     const char* tail = nullptr;
     int rc = sqlite3_prepare_v2(db.get(), at, -1, &raw, &tail);
     if (rc != SQLITE_OK) {
-      return makeError("SQL error: " + db.message(),
-                       "the tables and views are described in docs/FORMAT.md", ErrorKind::kUsage);
+      return queryError(path, db, rc, "the tables and views are described in docs/FORMAT.md");
     }
     at = tail;
     if (raw == nullptr) continue;  // whitespace or a comment
@@ -113,9 +125,7 @@ Status runQuery(const std::string& path, std::string_view sql, const QueryCallba
       if (cb.row && !cb.row(row)) return {};
     }
     if (rc != SQLITE_DONE) {
-      return makeError("SQL error: " + db.message(),
-                       "queries are read-only; see docs/FORMAT.md for the tables",
-                       ErrorKind::kUsage);
+      return queryError(path, db, rc, "queries are read-only; see docs/FORMAT.md for the tables");
     }
   }
   return {};
@@ -142,6 +152,7 @@ Result<RecordingSummary> readSummary(const std::string& path) {
   out.target = meta.target;
   out.start_realtime_ns = meta.start_realtime_ns;
   out.duration_ns = meta.duration_ns;
+  out.incomplete = meta.incomplete != 0;
   Stmt c;
   if (c.prepare(db, "SELECT count(*) FROM samples") != SQLITE_OK ||
       sqlite3_step(c.get()) != SQLITE_ROW) {

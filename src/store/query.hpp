@@ -43,6 +43,7 @@ struct RecordingSummary {
   uint64_t start_realtime_ns = 0;
   uint64_t duration_ns = 0;
   uint64_t samples = 0;
+  bool incomplete = false;  // meta `incomplete`: a recorder killed or unable to finish
 };
 
 // The command, start, duration and sample count; errors as readProfile's

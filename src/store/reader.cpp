@@ -336,18 +336,26 @@ class Reader {
                             (has_stack_end != 0 ? "stack_end" : "0") + ", " +
                             (has_kind ? "kind, off_cpu_reason" : std::to_string(old_kind) + ", 0") +
                             " FROM samples ORDER BY rowid";
+    // Times and weights are never negative, and all weights together (every
+    // kind's: pprof's wall value adds CPU and off-CPU) fit in int64, pprof's
+    // type, so no sum over samples can overflow.
+    uint64_t total = 0;
     return forEachRow("samples", sql.c_str(), [&](RowView& r, sqlite3_stmt* s) -> Status {
       model::Sample x;
-      x.time_ns = r.u64(1, "time_ns");
+      x.time_ns = static_cast<uint64_t>(r.integer(1, "time_ns", 0, INT64_MAX));
       x.tid = static_cast<int32_t>(r.integer(2, "tid", INT32_MIN, INT32_MAX));
       x.cpu = static_cast<uint32_t>(r.integer(3, "cpu", 0, kMaxU32));
       x.stack = r.id(4, "stack_id", stacks, "stacks", true);
-      x.weight = r.u64(5, "weight");
+      x.weight = static_cast<uint64_t>(r.integer(5, "weight", 0, INT64_MAX));
       x.stack_end = static_cast<model::StackEnd>(r.integer(6, "stack_end", 0, model::kMaxStackEnd));
       x.kind = static_cast<model::SampleKind>(r.integer(7, "kind", 0, model::kMaxSampleKind));
       x.off_cpu_reason = static_cast<model::OffCpuReason>(
           r.integer(8, "off_cpu_reason", 0, model::kMaxOffCpuReason));
+      if (r.ok() && x.weight > static_cast<uint64_t>(INT64_MAX) - total) {
+        r.note("the weights add up to more than " + std::to_string(INT64_MAX));
+      }
       if (!r.ok()) return rowError("samples", sqlite3_column_int64(s, 0), r.problem());
+      total += x.weight;
       samples.push_back(x);
       return {};
     });

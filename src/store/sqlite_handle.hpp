@@ -26,6 +26,11 @@ class Db {
     return sqlite3_open_v2(path.c_str(), &h_, flags, nullptr);
   }
   int exec(const char* sql) { return sqlite3_exec(h_, sql, nullptr, nullptr, nullptr); }
+  // Closes the connection now (as the destructor would).
+  void close() {
+    sqlite3_close_v2(h_);
+    h_ = nullptr;
+  }
   sqlite3* get() const { return h_; }
   // The last error's message; "out of memory" when there is no connection.
   std::string message() const { return h_ != nullptr ? sqlite3_errmsg(h_) : "out of memory"; }
@@ -49,6 +54,11 @@ class Stmt {
     return sqlite3_prepare_v2(db.get(), sql, -1, &s_, nullptr);
   }
   sqlite3_stmt* get() const { return s_; }
+  // Finalizes the statement now (as the destructor would).
+  void finalize() {
+    sqlite3_finalize(s_);
+    s_ = nullptr;
+  }
 
  private:
   sqlite3_stmt* s_ = nullptr;

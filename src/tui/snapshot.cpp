@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <span>
 
+#include "base/terminal_text.hpp"
 #include "model/measure.hpp"
 
 #include "output/text_report.hpp"
@@ -18,11 +19,11 @@ std::string baseName(const std::string& path) {
 }
 
 std::string locationOf(const model::TopRow& r, model::GroupBy by) {
-  if (by == model::GroupBy::kModule) return r.module_path;
+  if (by == model::GroupBy::kModule) return terminalSafe(r.module_path);
   if (by == model::GroupBy::kThread) return {};
-  if (r.file.empty()) return r.module;
-  if (r.line == 0) return baseName(r.file);
-  return fmt::format("{}:{}", baseName(r.file), r.line);
+  if (r.file.empty()) return terminalSafe(r.module);
+  if (r.line == 0) return terminalSafe(baseName(r.file));
+  return fmt::format("{}:{}", terminalSafe(baseName(r.file)), r.line);
 }
 
 }  // namespace
@@ -104,7 +105,7 @@ Snapshot buildSnapshot(const model::Profile& p, const SnapshotOptions& opt,
     row.self_pct = output::sharePct(r.self, snap.totals.weight);
     row.total_pct = output::sharePct(r.total, snap.totals.weight);
     row.samples = r.self_samples;
-    row.name = r.function;
+    row.name = terminalSafe(r.function);  // shown on a terminal, batch or curses
     row.location = locationOf(r, opt.by);
     const uint64_t basis = model::shareSamples(r);
     row.few_samples = sampled && basis < model::kFewSamples;

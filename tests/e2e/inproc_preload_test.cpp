@@ -3,6 +3,7 @@
 // toggles profiling. Shares are read back from the text report.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -164,6 +165,25 @@ TEST_F(PreloadTest, BadEnvironmentIsReportedAndTheProgramStillRuns) {
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.err.find("strobe: error: STROBE_MODE='gpu' is not a mode"), std::string::npos)
       << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/x.txt"));
+}
+
+// STROBE_SIGNAL may not take over a signal with another meaning: a program
+// that gets SIGSEGV (or SIGTERM, ...) must still die of it, not have it
+// toggle profiling.
+TEST_F(PreloadTest, FaultAndTerminationSignalsAreRefusedAsToggles) {
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT}) {
+    std::string name = std::string("SIG") + sigabbrev_np(sig);
+    SCOPED_TRACE(name);
+    Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_SIGNAL=" + name,
+                        "STROBE_OUTPUT=" + dir_ + "/x.txt", "/bin/sh", "-c",
+                        std::string("kill -") + sigabbrev_np(sig) + " $$; exit 3"});
+    EXPECT_EQ(r.status, 128 + sig) << r.err;
+    EXPECT_EQ(r.err, "strobe: error: STROBE_SIGNAL=" + name +
+                         " is not a signal profiling may take over\n"
+                         "  hint: use SIGUSR1, SIGUSR2 or SIGRTMIN+N (one the program does not "
+                         "use)\n");
+  }
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/x.txt"));
 }
 

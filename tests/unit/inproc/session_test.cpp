@@ -344,6 +344,79 @@ TEST_F(SessionTest, TimerEngineRefusesAProgramsSigprofHandlerAndRestoresTheOldOn
   EXPECT_EQ(now.sa_handler, SIG_DFL);
 }
 
+std::atomic<int> g_program_sigprofs{0};
+std::atomic<uint64_t> g_last_program_sigprof_ns{0};
+void countingHandler(int) {
+  g_program_sigprofs.fetch_add(1);
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);  // async-signal-safe
+  g_last_program_sigprof_ns =
+      static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ULL + static_cast<uint64_t>(ts.tv_nsec);
+}
+uint64_t nowMonotonicNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ULL + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// A program that installs its own SIGPROF handler while the timer engine
+// runs: the engine notices while running (its 100 ms check), stops its
+// timers (the program's handler gets at most that long of its signals,
+// not the rest of the session's), leaves the program's handler in place at
+// stop, and says so; the samples taken before are kept.
+TEST_F(SessionTest, TimerEngineStopsWhenTheProgramTakesSigprofOver) {
+  Options o;
+  o.engine = EngineKind::kTimer;
+  o.frequency = 999;
+  struct sigaction before {};
+  sigaction(SIGPROF, nullptr, &before);
+  ASSERT_TRUE(startSession(o).ok());
+  test::burn_phase(300'000'000);
+  struct sigaction sa {};
+  sa.sa_handler = countingHandler;
+  sigemptyset(&sa.sa_mask);
+  g_program_sigprofs = 0;
+  ASSERT_EQ(sigaction(SIGPROF, &sa, nullptr), 0);
+  const uint64_t taken_over = nowMonotonicNs();
+  test::burn_phase(600'000'000);
+  const uint64_t burnt = nowMonotonicNs();
+  const int during = g_program_sigprofs.load();
+  ASSERT_TRUE(stopSession().ok());
+  Status early = samplingStoppedEarly();
+  ASSERT_FALSE(early.ok());
+  EXPECT_EQ(early.error().message.rfind("the program installed its own SIGPROF handler over "
+                                        "libstrobe's (found ",
+                                        0),
+            0u)
+      << early.error().message;
+  EXPECT_NE(early.error().message.find(" s into the session): the timer engine stopped sampling "
+                                       "then"),
+            std::string::npos)
+      << early.error().message;
+  EXPECT_EQ(early.error().hint, kStoppedEarlyHint);
+  struct sigaction now {};
+  sigaction(SIGPROF, nullptr, &now);
+  EXPECT_EQ(now.sa_handler, countingHandler) << "the program's handler must stay";
+  sigaction(SIGPROF, &before, nullptr);
+  // The program's handler stops getting libstrobe's signals within the
+  // engine's 100 ms check (300 ms allowed for a loaded machine), long before
+  // the 600 ms of CPU burnt after the takeover end.
+  ASSERT_GT(burnt - taken_over, 600'000'000u);
+  const uint64_t last = std::max(g_last_program_sigprof_ns.load(), taken_over);
+  EXPECT_LT(last - taken_over, 300'000'000u)
+      << during << " signals, the last " << (last - taken_over) / 1'000'000
+      << " ms after the takeover, " << (burnt - taken_over) / 1'000'000 << " ms of burning";
+  model::Profile p = takeLast();
+  EXPECT_EQ(p.meta().stopped_reason, early.error().message);
+  // The 300 ms before the takeover are in the profile.
+  EXPECT_GT(model::totals(p).weight, 200'000'000u);
+  // The next session starts afresh.
+  ASSERT_TRUE(startSession(o).ok());
+  test::work_six();
+  ASSERT_TRUE(stopSession().ok());
+  EXPECT_TRUE(samplingStoppedEarly().ok());
+}
+
 TEST_F(SessionTest, ForkedChildHasNoSessionAndCanProfileItself) {
   for (EngineKind kind : {EngineKind::kTimer, EngineKind::kAuto}) {
     Options o;

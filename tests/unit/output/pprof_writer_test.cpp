@@ -24,6 +24,21 @@ const test::PbFunction* findFunction(const test::PbProfile& pb, const std::strin
   return nullptr;
 }
 
+// Weights beyond int64 (which the recording reader refuses, but a Profile
+// built otherwise may hold) saturate pprof's int64 values: no overflow
+// (UBSan), never a negative or wrapped sum.
+TEST(Pprof, HugeWeightsSaturateInsteadOfOverflowing) {
+  model::Profile p = test::sampleProfile();
+  for (model::Sample& x : p.mutableSamples()) x.weight = INT64_MAX;
+  p.mutableSamples()[0].weight = UINT64_MAX;
+  test::PbProfile pb = test::decodePprof(renderPprof(p));
+  ASSERT_FALSE(pb.samples.empty());
+  for (const auto& s : pb.samples) {
+    ASSERT_EQ(s.values.size(), 2u);
+    EXPECT_EQ(s.values[1], INT64_MAX) << "samples " << s.values[0];
+  }
+}
+
 TEST(Pprof, GzippedWithMagic) {
   std::string out = renderPprof(test::sampleProfile());
   ASSERT_GE(out.size(), 2u);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "../model/sample_profile.hpp"
+#include "output/span_table.hpp"
 
 namespace strobe::output {
 namespace {
@@ -68,6 +69,24 @@ TEST(TextReport, EmptyProfileSaysSo) {
   TextOptions opt;
   opt.header = false;
   EXPECT_NE(render(p, opt).find("(no samples)"), std::string::npos);
+}
+
+// Span names are the program's bytes: the --spans table escapes what a
+// terminal would act on, as the function table does.
+TEST(TextReport, SpanTableEscapesControlCharacters) {
+  model::Profile p = test::sampleProfile();
+  p.addSpan({100, 0, 0, 2'000'000'000, p.internString("req\x1b]0;pwned\x07\nforged")});
+  char* buf = nullptr;
+  size_t len = 0;
+  std::FILE* f = open_memstream(&buf, &len);
+  ASSERT_TRUE(writeSpanTable(p, SpanTableFormat::kText, false, "app\x1b[2J.db", f).ok());
+  std::fclose(f);
+  std::string text(buf, len);
+  std::free(buf);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
+  EXPECT_NE(text.find("req\\x1b]0;pwned\\x07\\x0aforged"), std::string::npos) << text;
+  EXPECT_NE(text.find("recording: app\\x1b[2J.db"), std::string::npos) << text;
 }
 
 TEST(TextReport, FormatHelpers) {

@@ -136,6 +136,33 @@ TEST_F(ReadErrorTest, SampleTidNotAnInteger) {
   expectCorrupt(path, "samples row 2: tid is 'main?thread', not an integer");
 }
 
+// Weights and times are never negative ...
+TEST_F(ReadErrorTest, NegativeWeightOrTime) {
+  std::string path = recording();
+  execSql(path, "UPDATE samples SET weight = -1 WHERE rowid = 3");
+  expectCorrupt(path, "samples row 3: weight -1 is out of range");
+  path = recording();
+  execSql(path, "UPDATE samples SET time_ns = -5 WHERE rowid = 4");
+  expectCorrupt(path, "samples row 4: time_ns -5 is out of range");
+}
+
+// ... and add up to an int64 at most, so that no sum over samples (totals,
+// shares, pprof's int64 values) overflows: every weight INT64_MAX once gave
+// 50/50 shares for a 1009:1 split.
+TEST_F(ReadErrorTest, WeightsThatOverflowTheirSum) {
+  std::string path = recording(1010);
+  execSql(path, "UPDATE samples SET weight = 9223372036854775807");
+  expectCorrupt(path, "samples row 2: the weights add up to more than 9223372036854775807");
+  // One huge weight alone is fine.
+  path = recording(1010);
+  execSql(path,
+          "UPDATE samples SET weight = 0; UPDATE samples SET weight = 9223372036854775807 "
+          "WHERE rowid = 7");
+  auto r = store::readProfile(path);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->samples()[6].weight, 9223372036854775807ULL);
+}
+
 TEST_F(ReadErrorTest, LocationModuleOutOfRange) {
   std::string path = recording();
   execSql(path, "UPDATE locations SET module_id = 3 WHERE id = 1");

@@ -28,6 +28,7 @@ Profile richProfile() {
   m.refused_threads = 7;
   m.refused_reason = "cannot map a 8 KiB perf ring: over kernel.perf_event_mlock_kb";
   m.exit_status = 130;
+  m.stopped_reason = "sampling stopped early";
   m.off_cpu = 1;
   m.off_cpu_min_ns = 100'000;
   m.off_cpu_short_count = 321;
@@ -95,7 +96,7 @@ Profile richProfile() {
     off.off_cpu_reason = static_cast<OffCpuReason>(r);
     p.addSample(off);
   }
-  p.addSample({t + 1, 4300, 7, s_memcpy, 0xFFFFFFFFFFFFFFF0ULL});  // weight above INT64_MAX
+  p.addSample({t + 1, 4300, 7, s_memcpy, 1});  // weights are below 2^63 (docs/FORMAT.md)
   return p;
 }
 
@@ -144,6 +145,8 @@ void expectSameProfile(const Profile& a, const Profile& b) {
   EXPECT_EQ(x.target_cpu_ns, y.target_cpu_ns);
   EXPECT_EQ(x.refused_threads, y.refused_threads);
   EXPECT_EQ(x.refused_reason, y.refused_reason);
+  EXPECT_EQ(x.incomplete, y.incomplete);
+  EXPECT_EQ(x.stopped_reason, y.stopped_reason);
   EXPECT_EQ(x.exit_status, y.exit_status);
   EXPECT_EQ(x.dropped_spans, y.dropped_spans);
   EXPECT_EQ(x.off_cpu, y.off_cpu);
