@@ -368,6 +368,14 @@ Status Symbolizer::finish(model::Profile& profile, Batch& batch) {
       const PlainFrame& pf = job.frames[f];
       const std::string& file = paths.of(pf.file);
       model::FunctionId fid = profile.internFunction(pf.name, pf.system_name, file, pf.decl_line);
+      // A function whose inline chain names it as its own caller at one
+      // address (ld.so's call_init, libc's tcache_init and arena_get2 from
+      // Debian's debug files: a split-off part of a function described as
+      // inlined into it) is one frame, so no output reads it as recursion.
+      if (f > (i == 0 ? 0 : job.ends[i - 1]) && !loc.lines.empty() &&
+          loc.lines.back().function == fid) {
+        continue;
+      }
       // Line::file only when the line lies in another file than the
       // function's own (an inlined header, a macro from elsewhere).
       const std::string& line_file = paths.of(pf.line_file);

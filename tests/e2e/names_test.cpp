@@ -226,11 +226,12 @@ TEST_F(NamesTest, CallersMatchAFunctionExactlyElseOneTablePerMatch) {
   EXPECT_NE(part.find("no function is named 'operator()'"), std::string::npos) << part;
   EXPECT_NE(part.find(std::string("callees of ") + kLambda1), std::string::npos) << part;
   EXPECT_NE(part.find(std::string("callees of ") + kLambda2), std::string::npos) << part;
-  // Each table's shares are of its own function: (self) is 100% of a lambda.
+  // Each table's shares are of its own function: (self) is nearly all of a
+  // lambda (the rest is its time in the kernel, a [kernel] callee).
   auto ls = lines(part);
   for (size_t i = 0; i + 2 < ls.size(); ++i) {
     if (ls[i].rfind(std::string("callees of ") + kLambda1, 0) != 0) continue;
-    EXPECT_NE(ls[i + 2].find("100.0%"), std::string::npos) << ls[i + 2];
+    EXPECT_GE(std::stod(ls[i + 2]), 95.0) << ls[i + 2];
     EXPECT_NE(ls[i + 2].find("(self)"), std::string::npos) << ls[i + 2];
   }
 }
