@@ -358,4 +358,15 @@ model::LocationId Converter::kernelLocation(uint64_t addr) {
   return profile_.internLocation(kernel_module_, addr, addr);
 }
 
+std::vector<model::StackId> Converter::liveStacks() const {
+  std::vector<model::StackId> out;
+  if (off_cpu_) off_cpu_->liveStacks(out);
+  return out;
+}
+
+void Converter::remapStacks(const std::vector<model::StackId>& map) {
+  prefixes_.clear();  // a cache: the next sample of each thread interns its whole stack
+  if (off_cpu_) off_cpu_->remapStacks(map);
+}
+
 }  // namespace strobe::record

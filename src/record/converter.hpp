@@ -117,6 +117,13 @@ class Converter {
 
   const ConverterStats& stats() const { return stats_; }
 
+  // Stack ids the converter still holds and will store later (open
+  // off-CPU intervals); a compaction must keep them (model/compact.hpp).
+  std::vector<model::StackId> liveStacks() const;
+  // After a compaction renumbered the Profile's stacks: follows the map
+  // (old id -> new id) and forgets its cache of recent stacks.
+  void remapStacks(const std::vector<model::StackId>& map);
+
  private:
   model::LocationId locate(AddressSpace& as, uint64_t addr);
   // Interns the sample's stack (leaf first in frames_); sets `end`.
