@@ -1,6 +1,9 @@
 #include "agent/agent.hpp"
 
+#include <malloc.h>
+
 #include <algorithm>
+#include <cstdlib>
 
 #include "base/log.hpp"
 
@@ -18,10 +21,23 @@ std::string unixRange(uint64_t from, uint64_t until) {
 }  // namespace
 
 Agent::Agent(AgentOptions opt)
-    : opt_(std::move(opt)),
-      symbolizer_([this](const std::string& path, const std::string& build_id) {
+    : opt_(std::move(opt)), debug_(std::getenv("STROBE_DEBUG") != nullptr) {
+  renewSymbolizer();
+}
+
+void Agent::renewSymbolizer() {
+  if (symbolizer_) warnings_.insert(symbolizer_->warnings().begin(), symbolizer_->warnings().end());
+  symbolizer_ = std::make_unique<symbolize::IncrementalSymbolizer>(
+      [this](const std::string& path, const std::string& build_id) {
         return kept_ != nullptr ? kept_->pathFor(path, build_id) : std::string();
-      }) {}
+      });
+}
+
+std::set<std::string> Agent::warnings() const {
+  std::set<std::string> all = warnings_;
+  all.insert(symbolizer_->warnings().begin(), symbolizer_->warnings().end());
+  return all;
+}
 
 Labels Agent::labelsOf(const model::Profile& p) const {
   Labels labels;
@@ -31,7 +47,7 @@ Labels Agent::labelsOf(const model::Profile& p) const {
 }
 
 void Agent::nameAll(model::Profile& p) {
-  symbolizer_.step(p, symbolize::IncrementalSymbolizer::kForever);
+  symbolizer_idle_ = symbolizer_->step(p, symbolize::IncrementalSymbolizer::kForever);
 }
 
 void Agent::answerWindows(model::Profile& p, uint64_t complete_ns) {
@@ -91,18 +107,33 @@ void Agent::compact(model::Profile& p, const record::TickInfo& t, uint64_t compl
       keep_from = std::min(keep_from, earliest > start ? earliest - start : 0);
   }
   model::Compaction c = t.compact(keep_from);
+  // What the compaction, the windows' copies and the encoders freed goes
+  // back to the system, so RSS follows what is held.
+  ::malloc_trim(0);
   ++stats_.compactions;
   stats_.samples_dropped += c.samples_dropped;
   stats_.stacks_dropped += c.stacks_dropped;
+  if (debug_) {
+    logInfo("debug: agent holds " + std::to_string(p.samples().size()) + " samples, " +
+            std::to_string(p.stacks().size()) + " stacks, " + std::to_string(p.locations().size()) +
+            " locations, " + std::to_string(p.functions().size()) + " functions, " +
+            std::to_string(p.modules().size()) + " modules, " + std::to_string(p.threads().size()) +
+            " threads, " + std::to_string(p.strings().size()) + " strings");
+  }
 }
 
 bool Agent::onTick(model::Profile& p, const record::TickInfo& t) {
   kept_ = t.kept_files;
   const uint64_t complete = t.elapsed_ns > kSlackNs ? t.elapsed_ns - kSlackNs : 0;
-  symbolizer_.step(p, kSymbolizeWaitNs);
+  symbolizer_idle_ = symbolizer_->step(p, kSymbolizeWaitNs);
   answerWindows(p, complete);
   queuePushes(p, complete);
   compact(p, t, complete);
+  if (symbolizer_idle_ && t.elapsed_ns >= symbolizer_since_ns_ + kRenewSymbolizerNs) {
+    symbolizer_since_ns_ = t.elapsed_ns;
+    renewSymbolizer();
+    ::malloc_trim(0);
+  }
   return true;
 }
 

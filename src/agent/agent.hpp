@@ -10,12 +10,17 @@
 //     dropping the oldest when the queue is full (counted, logged);
 //   - every kCompactEveryNs, compacts the Profile (model/compact.hpp) to the
 //     samples still needed: those of open windows and of the push interval
-//     being filled. So memory follows the longest open window, not uptime.
+//     being filled, and forgets exited processes' address spaces. So
+//     memory follows the longest open window, not uptime;
+//   - every kRenewSymbolizerNs, starts a new symbolizer: the names already
+//     found stay in the Profile, the debug information of modules read
+//     for them is let go (a host runs new binaries all the time).
 // Owns: the symbolizer. Not owned: the windows and the push queue (shared
 // with the HTTP and push threads). Thread safety: the session's thread.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -32,6 +37,7 @@ namespace strobe::agent {
 inline constexpr uint64_t kTickNs = 200'000'000;
 inline constexpr uint64_t kSlackNs = 100'000'000;
 inline constexpr uint64_t kCompactEveryNs = 5'000'000'000;
+inline constexpr uint64_t kRenewSymbolizerNs = 120'000'000'000;
 
 struct AgentOptions {
   Windows* windows = nullptr;  // null: no HTTP endpoint
@@ -59,22 +65,30 @@ class Agent {
   void finish();
 
   const AgentStats& stats() const { return stats_; }
-  const std::set<std::string>& warnings() const { return symbolizer_.warnings(); }
+  // The symbolizer's warnings so far, each once.
+  std::set<std::string> warnings() const;
 
  private:
   void answerWindows(model::Profile& p, uint64_t complete_ns);
   void queuePushes(model::Profile& p, uint64_t complete_ns);
   void compact(model::Profile& p, const record::TickInfo& t, uint64_t complete_ns);
+  void renewSymbolizer();
   // Every location named (waits for the symbolizer).
   void nameAll(model::Profile& p);
   Labels labelsOf(const model::Profile& p) const;
 
   AgentOptions opt_;
   const record::KeptFiles* kept_ = nullptr;  // the session's, updated at each tick
-  symbolize::IncrementalSymbolizer symbolizer_;
+  // Renewed every kRenewSymbolizerNs (between batches), so that the debug
+  // information of modules no longer sampled is let go.
+  std::unique_ptr<symbolize::IncrementalSymbolizer> symbolizer_;
+  bool symbolizer_idle_ = true;  // no batch being resolved
+  uint64_t symbolizer_since_ns_ = 0;
+  std::set<std::string> warnings_;
   uint64_t push_from_ns_ = 0;  // the push interval being filled, since the start
   uint64_t last_compaction_ns_ = 0;
   AgentStats stats_;
+  bool debug_ = false;  // STROBE_DEBUG: what the Profile holds, at each compaction
 };
 
 }  // namespace strobe::agent

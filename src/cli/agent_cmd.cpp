@@ -5,6 +5,7 @@
 // over HTTP and/or pushing them (src/agent).
 #include <fmt/format.h>
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -106,6 +107,9 @@ int runAgent(AgentArgs& a) {
   record::RecordOptions opt;
   if (int rc = toRecordOptions(a.rec, kUsage, opt); rc != 0) return rc;
 
+  // Few malloc arenas: the agent's threads (HTTP, push, symbolizing) hold
+  // little each, and an arena per thread would keep its freed memory.
+  ::mallopt(M_ARENA_MAX, 2);
   agent::Windows windows;
   std::unique_ptr<agent::HttpEndpoint> endpoint;
   if (!a.http.empty()) {

@@ -206,6 +206,7 @@ void Converter::onComm(const perf::CommRecord& r) {
 void Converter::onTask(const perf::TaskRecord& r) {
   if (!r.is_fork) {
     if (off_cpu_ != nullptr) off_cpu_->onExit(static_cast<int32_t>(r.tid), r.time);
+    if (r.pid == r.tid) exited_[static_cast<int32_t>(r.pid)] = r.time;
     return;
   }
   if (off_cpu_ != nullptr) off_cpu_->onFork(static_cast<int32_t>(r.tid));
@@ -222,6 +223,7 @@ void Converter::onTask(const perf::TaskRecord& r) {
   }
   // A new process starts with a copy of its parent's address space.
   if (pid != ppid) {
+    exited_.erase(pid);  // a reused pid
     auto it = spaces_.find(ppid);
     if (it != spaces_.end()) spaces_[pid] = it->second;
     ++space_generation_;
@@ -367,6 +369,17 @@ std::vector<model::StackId> Converter::liveStacks() const {
 void Converter::remapStacks(const std::vector<model::StackId>& map) {
   prefixes_.clear();  // a cache: the next sample of each thread interns its whole stack
   if (off_cpu_) off_cpu_->remapStacks(map);
+}
+
+void Converter::forgetExited(uint64_t before_ns) {
+  for (auto it = exited_.begin(); it != exited_.end();) {
+    if (it->second < before_ns) {
+      spaces_.erase(it->first);
+      it = exited_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 }  // namespace strobe::record

@@ -630,6 +630,7 @@ Result<RecordOutcome> Session::run() {
       info.compact = [this](uint64_t before_ns) {
         model::Compaction c = model::compactProfile(profile_, before_ns, converter_->liveStacks());
         converter_->remapStacks(c.stack_map);
+        converter_->forgetExited(profile_.meta().start_monotonic_ns + before_ns);
         return c;
       };
       const bool go_on = opt_.on_tick(profile_, info);

@@ -73,7 +73,8 @@ struct TickInfo {
   std::vector<model::Sample> open_off_cpu;
   // Drops the samples before a time (since the start) and the stacks no
   // one needs any more, keeping the converter's stacks consistent
-  // (model/compact.hpp): for views that run for days (strobe agent).
+  // (model/compact.hpp), and the address spaces of processes that exited
+  // before then: for views that run for days (strobe agent).
   std::function<model::Compaction(uint64_t before_ns)> compact;
 };
 

@@ -84,8 +84,10 @@ done
 grep -q "cannot push to http://127.0.0.1:$port" "$work/err" || { echo "FAIL: no push failure logged"; fail=1; }
 dropped=$(sed -n 's/.*push queue full (3 profiles): dropped the oldest, .*; \([0-9]*\) dropped so far$/\1/p' "$work/err" | tail -1)
 [ -n "$dropped" ] && [ "$dropped" -ge 3 ] || { echo "FAIL: dropped '${dropped:-none}', want >= 3 logged"; fail=1; }
-# Three queued profiles are a few hundred KiB at most; allow 8 MiB of noise.
-[ $((rss_max - rss_before)) -le 8192 ] ||
+# Three queued profiles are tens of KiB; the queue's bound shows in the
+# dropped count and the queue length logged. RSS is a sanity check only
+# (the symbolizer may read a new module meanwhile): 32 MiB.
+[ $((rss_max - rss_before)) -le 32768 ] ||
   { echo "FAIL: RSS grew from $rss_before to $rss_max KiB while the receiver was down"; fail=1; }
 
 python3 "$here/push_receiver.py" "$work/up2" "$port" &
