@@ -218,6 +218,7 @@ void Converter::onComm(const perf::CommRecord& r) {
 void Converter::onTask(const perf::TaskRecord& r) {
   if (!r.is_fork) {
     if (off_cpu_ != nullptr) off_cpu_->onExit(static_cast<int32_t>(r.tid), r.time);
+    if (r.pid == r.tid) exited_[static_cast<int32_t>(r.pid)] = r.time;
     return;
   }
   if (off_cpu_ != nullptr) off_cpu_->onFork(static_cast<int32_t>(r.tid));
@@ -234,6 +235,7 @@ void Converter::onTask(const perf::TaskRecord& r) {
   }
   // A new process starts with a copy of its parent's address space.
   if (pid != ppid) {
+    exited_.erase(pid);  // a reused pid
     auto it = spaces_.find(ppid);
     if (it != spaces_.end()) spaces_[pid] = it->second;
     ++space_generation_;
@@ -403,6 +405,28 @@ model::LocationId Converter::kernelLocation(uint64_t addr) {
     kernel_module_ = profile_.internModule(kKernelModule, "");
   }
   return profile_.internLocation(kernel_module_, addr, addr);
+}
+
+std::vector<model::StackId> Converter::liveStacks() const {
+  std::vector<model::StackId> out;
+  if (off_cpu_) off_cpu_->liveStacks(out);
+  return out;
+}
+
+void Converter::remapStacks(const std::vector<model::StackId>& map) {
+  prefixes_.clear();  // a cache: the next sample of each thread interns its whole stack
+  if (off_cpu_) off_cpu_->remapStacks(map);
+}
+
+void Converter::forgetExited(uint64_t before_ns) {
+  for (auto it = exited_.begin(); it != exited_.end();) {
+    if (it->second < before_ns) {
+      spaces_.erase(it->first);
+      it = exited_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 }  // namespace strobe::record

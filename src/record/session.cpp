@@ -703,6 +703,12 @@ Result<RecordOutcome> Session::run() {
       // after one asked to stop.
       TickInfo info{pass_start - meta.start_monotonic_ns, &converter_->stats(), kept_.get(), {}};
       if (opt_.off_cpu) info.open_off_cpu = converter_->openOffCpu(pass_start - kReorderSlackNs);
+      info.compact = [this](uint64_t before_ns) {
+        model::Compaction c = model::compactProfile(profile_, before_ns, converter_->liveStacks());
+        converter_->remapStacks(c.stack_map);
+        converter_->forgetExited(profile_.meta().start_monotonic_ns + before_ns);
+        return c;
+      };
       const bool go_on = opt_.on_tick(profile_, info);
       next_tick += opt_.tick_ns;
       if (const uint64_t now = monotonicNs(); next_tick <= now) next_tick = now + opt_.tick_ns;
