@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/clock.hpp"
+#include "store/line_file.hpp"
 #include "store/meta_codec.hpp"
 #include "store/schema.hpp"
 #include "store/sqlite_handle.hpp"
@@ -39,6 +40,7 @@ struct Batch {
   std::vector<std::pair<std::string, std::string>> modules;  // path, build_id
   std::vector<FunctionRow> functions;
   std::vector<model::Location> locations;
+  std::vector<std::string> line_files;  // each line's file column, in order
   std::vector<model::StackNode> stacks;
   std::vector<model::Sample> samples;
   std::vector<model::Thread> threads;  // new, or renamed since streamed
@@ -83,6 +85,9 @@ void takeBatch(const model::Profile& p, const model::Meta& meta, Cursor& c, Batc
       p.locations().begin() + static_cast<ptrdiff_t>(std::min(c.locations, p.locations().size())),
       p.locations().end());
   c.locations = std::max(c.locations, p.locations().size());
+  for (const model::Location& l : b.locations) {
+    for (const model::Line& line : l.lines) b.line_files.push_back(storedLineFile(p, line));
+  }
   b.first_stack = static_cast<uint32_t>(c.stacks);
   b.stacks.assign(
       p.stacks().begin() + static_cast<ptrdiff_t>(std::min(c.stacks, p.stacks().size())),
@@ -174,7 +179,8 @@ struct RecordingStream::Impl {
          "INSERT INTO functions(id, name, system_name, file, start_line) VALUES(?,?,?,?,?)"},
         {&locations, "INSERT INTO locations(id, module_id, address, offset) VALUES(?,?,?,?)"},
         {&lines,
-         "INSERT INTO location_lines(location_id, depth, function_id, line) VALUES(?,?,?,?)"},
+         "INSERT INTO location_lines(location_id, depth, function_id, line, file) "
+         "VALUES(?,?,?,?,?)"},
         {&stacks, "INSERT INTO stacks(id, parent_id, location_id) VALUES(?,?,?)"},
         {&samples,
          "INSERT INTO samples(time_ns, tid, cpu, stack_id, weight, stack_end, kind, "
@@ -206,11 +212,15 @@ struct RecordingStream::Impl {
       }
     }
     id = b.first_location;
+    size_t line_at = 0;
     for (const model::Location& l : b.locations) {
       if (!ok(insert(locations, id, l.module, u64(l.address), u64(l.offset)))) return rc;
       int64_t depth = 0;
       for (const model::Line& line : l.lines) {
-        if (!ok(insert(lines, id, depth++, line.function, int64_t{line.line}))) return rc;
+        if (!ok(insert(lines, id, depth++, line.function, int64_t{line.line},
+                       b.line_files[line_at++]))) {
+          return rc;
+        }
       }
       ++id;
     }

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "store/line_file.hpp"
 #include "store/meta_codec.hpp"
 #include "store/schema.hpp"
 #include "store/sqlite_handle.hpp"
@@ -127,10 +128,7 @@ class Writer {
     for (const model::Location& l : p_.locations()) {
       int64_t depth = 0;
       for (const model::Line& line : l.lines) {
-        // '' when the line is in its function's own file (most are).
-        const bool own = line.function < p_.functions().size() &&
-                         p_.str(line.file) == p_.str(p_.functions()[line.function].file);
-        const std::string& file = own ? p_.str(model::kEmptyString) : p_.str(line.file);
+        const std::string& file = storedLineFile(p_, line);
         if (!ok(insert(s, id, depth++, line.function, int64_t{line.line}, file))) return rc;
       }
       ++id;

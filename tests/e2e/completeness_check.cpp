@@ -67,7 +67,8 @@ void checkRecordingCompleteness(const std::vector<std::string>& argv, const Ran&
   for (size_t i = 2; i + 1 < argv.size() && argv[i] != "--"; ++i) {
     if (argv[i] == "-o" || argv[i] == "--output") db = argv[i + 1];
   }
-  if (db.empty() || !std::filesystem::exists(db)) return;
+  // Only a recording: a refused -o (a FIFO, a directory) is left alone.
+  if (db.empty() || !std::filesystem::is_regular_file(db)) return;
   SCOPED_TRACE("completeness of the recording " + db);
   Ran report = runProcess({exe, "report", db});
   Ran folded = runProcess({exe, "report", db, "--format", "folded"});
