@@ -66,14 +66,12 @@ bool writeCallers(const model::Profile& p, const TextOptions& opt, const std::st
   const char* what = callees ? "callees" : "callers";
   if (!found.exact) {
     fmt::print(out, "no function is named '{}'; {} of the {} whose name contains it:\n\n",
-               terminalSafe(func),
-               what,
+               terminalSafe(func), what,
                found.tables.size() == 1 ? std::string("one function")
                                         : fmt::format("{} functions", found.tables.size()));
   } else if (found.tables.size() > 1) {
     fmt::print(out, "{} functions are named '{}'; {} of each:\n\n", found.tables.size(),
-               terminalSafe(func),
-               what);
+               terminalSafe(func), what);
   }
   // OF-FN% ALL% TIME and their gaps: 30 columns before the name.
   constexpr size_t kFixed = 30;

@@ -175,9 +175,14 @@ TEST_F(PreloadTest, FaultAndTerminationSignalsAreRefusedAsToggles) {
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT}) {
     std::string name = std::string("SIG") + sigabbrev_np(sig);
     SCOPED_TRACE(name);
-    Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_SIGNAL=" + name,
-                        "STROBE_OUTPUT=" + dir_ + "/x.txt", "/bin/sh", "-c",
-                        std::string("kill -") + sigabbrev_np(sig) + " $$; exit 3"});
+    // In build-asan, the program dies of the signal as without ASan, whose
+    // own fault handlers would report and exit 1 (the option is inert
+    // elsewhere).
+    Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kPreload,
+                        "ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:handle_sigfpe=0:"
+                        "handle_sigill=0:handle_abort=0",
+                        "STROBE_SIGNAL=" + name, "STROBE_OUTPUT=" + dir_ + "/x.txt", "/bin/sh",
+                        "-c", std::string("kill -") + sigabbrev_np(sig) + " $$; exit 3"});
     EXPECT_EQ(r.status, 128 + sig) << r.err;
     EXPECT_EQ(r.err, "strobe: error: STROBE_SIGNAL=" + name +
                          " is not a signal profiling may take over\n"
@@ -224,7 +229,7 @@ TEST_F(PreloadTest, RenamedShortLivedThreadsKeepTheirLastNames) {
   for (const char* engine : {"perf", "timer"}) {
     SCOPED_TRACE(engine);
     std::string out = dir_ + "/names-" + engine + ".trace.json";
-    Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + out,
+    Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" + kPreload, "STROBE_OUTPUT=" + out,
                         "STROBE_FREQ=999", std::string("STROBE_ENGINE=") + engine,
                         kFixtures + "fixture_named_threads", "10"});
     ASSERT_EQ(r.status, 0) << r.err;
@@ -243,10 +248,10 @@ TEST_F(PreloadTest, RenamedShortLivedThreadsKeepTheirLastNames) {
 // With STROBE_SIGNAL, a profile that is still running when the program
 // exits is written then, as the next numbered file.
 TEST_F(PreloadTest, AProfileRunningAtExitIsWrittenWithTheSignalToo) {
-  int pid =
-      startProcess({"/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + dir_ + "/phase.txt",
-                    "STROBE_SIGNAL=SIGUSR2", "STROBE_FREQ=499", kFixtures + "fixture_phases", dir_},
-                   dir_);
+  int pid = startProcess(
+      {"/usr/bin/env", "LD_PRELOAD=" + kPreload, "STROBE_OUTPUT=" + dir_ + "/phase.txt",
+       "STROBE_SIGNAL=SIGUSR2", "STROBE_FREQ=499", kFixtures + "fixture_phases", dir_},
+      dir_);
   ASSERT_GT(pid, 0);
   ASSERT_TRUE(waitForFile(dir_ + "/ready"));
   kill(pid, SIGUSR2);  // start, and never stop
@@ -272,7 +277,7 @@ TEST_F(PreloadTest, UnderASeccompFilterTheTimerEngineIsUsedAndSaidWhy) {
   const std::string deny = kFixtures + "fixture_deny_perf_event";
   const std::string reason = "perf_event_open is blocked by a seccomp filter (in a container?)";
   std::string out = dir_ + "/app.txt";
-  Ran r = runProcess({deny, "/usr/bin/env", "LD_PRELOAD=" + kLib, "STROBE_OUTPUT=" + out,
+  Ran r = runProcess({deny, "/usr/bin/env", "LD_PRELOAD=" + kPreload, "STROBE_OUTPUT=" + out,
                       kFixtures + "fixture_shares", "100000", "100"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("strobe: " + reason + "; using the timer engine\n"), std::string::npos)

@@ -171,9 +171,9 @@ TEST_F(SpansTest, LibraryWritesANativeRecordingWithSpans) {
 
 TEST_F(SpansTest, PreloadWritesANativeRecordingForDotDb) {
   const std::string db = file("app.db");
-  Ran r = runProcess({"/usr/bin/env", "LD_PRELOAD=" STROBE_BINARY_DIR "/libstrobe.so",
-                      "STROBE_OUTPUT=" + db, "STROBE_FREQ=999", kFixtures + "fixture_shares",
-                      "100000", "300"});
+  Ran r = runProcess(
+      {"/usr/bin/env", "LD_PRELOAD=" STROBE_ASAN_PRELOAD STROBE_BINARY_DIR "/libstrobe.so",
+       "STROBE_OUTPUT=" + db, "STROBE_FREQ=999", kFixtures + "fixture_shares", "100000", "300"});
   ASSERT_EQ(r.status, 0) << r.err;
   // Every format reads it: the shares of the fixture's 6 : 3 : 1 work.
   rapidjson::Document top = json({"report", db, "--top", "0", "-f", "json"});

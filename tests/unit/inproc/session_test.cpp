@@ -278,6 +278,10 @@ TEST_F(SessionTest, TimerEngineBuffersFollowTheRate) {
   EXPECT_EQ(timerRingSamples(o), 100u);
 
   // Measured: the heap a running 99 Hz session takes for each new thread.
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "the heap per thread is not measured under ASan: its allocator replaces "
+                  "malloc's, whose statistics this reads; the plain build measures it";
+#endif
   o = Options{};
   o.engine = EngineKind::kTimer;
   o.frequency = 99;
@@ -418,6 +422,14 @@ TEST_F(SessionTest, TimerEngineStopsWhenTheProgramTakesSigprofOver) {
 }
 
 TEST_F(SessionTest, ForkedChildHasNoSessionAndCanProfileItself) {
+#if defined(__SANITIZE_ADDRESS__)
+  // GCC 12's ASan allocator keeps no fork handler: a lock another thread
+  // held at fork stays held in the child, whose new session then blocks in
+  // its first free(). glibc's malloc, which programs run with, resets its
+  // locks at fork; the plain build runs this test.
+  GTEST_SKIP() << "under ASan a forked child can deadlock in the sanitizer's allocator "
+                  "(no fork handler in GCC 12's libasan); run in the plain build";
+#endif
   for (EngineKind kind : {EngineKind::kTimer, EngineKind::kAuto}) {
     Options o;
     o.frequency = 999;
