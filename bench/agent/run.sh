@@ -50,6 +50,7 @@ for _ in $(seq 50); do [ -s "$work/sink.port" ] && break; sleep 0.1; done
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 
+: > "$work/agent.err"  # read below before the agent's shell may have opened it
 "$build/strobe" agent -a -F 99 --http 127.0.0.1:0 \
   --push "http://127.0.0.1:$(cat "$work/sink.port")" --app bench 2> "$work/agent.err" &
 agent=$!

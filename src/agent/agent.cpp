@@ -10,10 +10,6 @@
 namespace strobe::agent {
 namespace {
 
-// How long a tick waits for debug information before it goes back to
-// draining: the rest is named at a later tick.
-constexpr uint64_t kSymbolizeWaitNs = 50'000'000;
-
 std::string unixRange(uint64_t from, uint64_t until) {
   return std::to_string(from) + ".." + std::to_string(until);
 }
@@ -21,22 +17,17 @@ std::string unixRange(uint64_t from, uint64_t until) {
 }  // namespace
 
 Agent::Agent(AgentOptions opt)
-    : opt_(std::move(opt)), debug_(std::getenv("STROBE_DEBUG") != nullptr) {
-  renewSymbolizer();
-}
+    : opt_(std::move(opt)), debug_(std::getenv("STROBE_DEBUG") != nullptr) {}
 
-void Agent::renewSymbolizer() {
-  if (symbolizer_) warnings_.insert(symbolizer_->warnings().begin(), symbolizer_->warnings().end());
-  symbolizer_ = std::make_unique<symbolize::IncrementalSymbolizer>(
-      [this](const std::string& path, const std::string& build_id) {
-        return kept_ != nullptr ? kept_->pathFor(path, build_id) : std::string();
-      });
+AgentStats Agent::stats() const {
+  AgentStats s = stats_;
+  s.windows_answered = windows_answered_.load();
+  s.profiles_queued = profiles_queued_.load();
+  return s;
 }
 
 std::set<std::string> Agent::warnings() const {
-  std::set<std::string> all = warnings_;
-  all.insert(symbolizer_->warnings().begin(), symbolizer_->warnings().end());
-  return all;
+  return namer_.warnings();
 }
 
 Labels Agent::labelsOf(const model::Profile& p) const {
@@ -46,22 +37,35 @@ Labels Agent::labelsOf(const model::Profile& p) const {
   return labels;
 }
 
-void Agent::nameAll(model::Profile& p) {
-  symbolizer_idle_ = symbolizer_->step(p, symbolize::IncrementalSymbolizer::kForever);
+NameJob Agent::jobFor(const model::Profile& p, model::Profile selected) const {
+  NameJob job;
+  job.labels = labelsOf(p);
+  if (kept_ != nullptr) {
+    for (const model::Module& m : selected.modules()) {
+      const std::string& path = selected.str(m.path);
+      const std::string& build_id = selected.str(m.build_id);
+      if (std::string kept = kept_->pathFor(path, build_id); !kept.empty()) {
+        job.kept.emplace(path + '\0' + build_id, std::move(kept));
+      }
+    }
+  }
+  job.profile = std::move(selected);
+  return job;
 }
 
 void Agent::answerWindows(model::Profile& p, uint64_t complete_ns) {
   if (opt_.windows == nullptr) return;
   const uint64_t start = p.meta().start_monotonic_ns;
-  auto due = opt_.windows->takeDue(start + complete_ns);
-  if (due.empty()) return;
-  nameAll(p);
-  for (auto& w : due) {
+  for (auto& taken : opt_.windows->takeDue(start + complete_ns)) {
+    std::shared_ptr<Window> w = std::move(taken);
     const uint64_t since = w->since_ns > start ? w->since_ns - start : 0;
     const uint64_t until = std::max(since, w->until_ns > start ? w->until_ns - start : 0);
-    model::Profile selected = selectSamples(p, since, until, w->selection);
-    w->reply.set_value(encodePprof(selected, labelsOf(p)));
-    ++stats_.windows_answered;
+    NameJob job = jobFor(p, selectSamples(p, since, until, w->selection));
+    job.done = [this, w](Result<std::string> body) {
+      w->reply.set_value(std::move(body));
+      ++windows_answered_;
+    };
+    namer_.add(std::move(job));
   }
 }
 
@@ -69,29 +73,33 @@ void Agent::queuePushes(model::Profile& p, uint64_t complete_ns) {
   if (opt_.push == nullptr) return;
   while (push_from_ns_ + opt_.push_interval_ns <= complete_ns) {
     const uint64_t until = push_from_ns_ + opt_.push_interval_ns;
-    nameAll(p);
-    model::Profile selected = selectSamples(p, push_from_ns_, until, Selection{});
+    NameJob job = jobFor(p, selectSamples(p, push_from_ns_, until, Selection{}));
     const uint64_t real = p.meta().start_realtime_ns;
-    Push push;
-    push.from_unix = (real + push_from_ns_) / 1'000'000'000ULL;
-    push.until_unix = (real + until) / 1'000'000'000ULL;
+    const uint64_t from_unix = (real + push_from_ns_) / 1'000'000'000ULL;
+    const uint64_t until_unix = (real + until) / 1'000'000'000ULL;
     push_from_ns_ = until;
-    Result<std::string> body = encodePprof(selected, labelsOf(p));
-    if (!body) {
-      logWarning("cannot encode the profile of " + unixRange(push.from_unix, push.until_unix) +
-                 ": " + body.error().describe());
-      continue;
-    }
-    push.body = std::move(*body);
-    ++stats_.profiles_queued;
-    if (std::optional<Push> dropped = opt_.push->add(std::move(push))) {
-      logWarning("push queue full (" + std::to_string(opt_.push->capacity()) +
-                     " profiles): dropped the oldest, of " +
-                     unixRange(dropped->from_unix, dropped->until_unix) + "; " +
-                     std::to_string(opt_.push->dropped()) + " dropped so far",
-                 "the backend has not taken profiles for a while; raise --push-queue to keep "
-                 "more");
-    }
+    PushQueue* queue = opt_.push;
+    job.done = [this, queue, from_unix, until_unix](Result<std::string> body) {
+      if (!body) {
+        logWarning("cannot encode the profile of " + unixRange(from_unix, until_unix) + ": " +
+                   body.error().describe());
+        return;
+      }
+      Push push;
+      push.from_unix = from_unix;
+      push.until_unix = until_unix;
+      push.body = std::move(*body);
+      ++profiles_queued_;
+      if (std::optional<Push> dropped = queue->add(std::move(push))) {
+        logWarning("push queue full (" + std::to_string(queue->capacity()) +
+                       " profiles): dropped the oldest, of " +
+                       unixRange(dropped->from_unix, dropped->until_unix) + "; " +
+                       std::to_string(queue->dropped()) + " dropped so far",
+                   "the backend has not taken profiles for a while; raise --push-queue to keep "
+                   "more");
+      }
+    };
+    namer_.add(std::move(job));
   }
 }
 
@@ -125,19 +133,14 @@ void Agent::compact(model::Profile& p, const record::TickInfo& t, uint64_t compl
 bool Agent::onTick(model::Profile& p, const record::TickInfo& t) {
   kept_ = t.kept_files;
   const uint64_t complete = t.elapsed_ns > kSlackNs ? t.elapsed_ns - kSlackNs : 0;
-  symbolizer_idle_ = symbolizer_->step(p, kSymbolizeWaitNs);
   answerWindows(p, complete);
   queuePushes(p, complete);
   compact(p, t, complete);
-  if (symbolizer_idle_ && t.elapsed_ns >= symbolizer_since_ns_ + kRenewSymbolizerNs) {
-    symbolizer_since_ns_ = t.elapsed_ns;
-    renewSymbolizer();
-    ::malloc_trim(0);
-  }
   return true;
 }
 
 void Agent::finish() {
+  namer_.stop();
   if (opt_.windows != nullptr) {
     opt_.windows->closeAll(makeError("the agent stopped before the profile was complete"));
   }

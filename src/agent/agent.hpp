@@ -1,43 +1,43 @@
 // Agent: what `strobe agent` does at each tick of the recording session
 // (record::RecordOptions::on_tick), on the session's thread, the only one
 // that touches the Profile:
-//   - names new locations incrementally (symbolize::IncrementalSymbolizer,
-//     as `top` does), waiting briefly so the rings keep draining;
-//   - answers the HTTP windows (windows.hpp) whose end the recording has
-//     reached (records are applied ~20 ms behind; kSlackNs covers it),
-//     naming every location of theirs first;
-//   - every push interval, queues the interval's profile (push_queue.hpp),
-//     dropping the oldest when the queue is full (counted, logged);
+//   - takes the HTTP windows (windows.hpp) whose end the recording has
+//     reached (records are applied ~20 ms behind; kSlackNs covers it);
+//   - every push interval, takes the interval's profile;
+//   - for each, copies out the samples it holds and only what they use
+//     (encode.hpp's selectSamples) and hands the copy to the Namer
+//     (namer.hpp), whose thread names it, encodes it and answers the
+//     window or queues the push (push_queue.hpp, dropping the oldest when
+//     full: counted, logged). The session's Profile itself is never named:
+//     only what a profile holds is, when it is asked for;
 //   - every kCompactEveryNs, compacts the Profile (model/compact.hpp) to the
 //     samples still needed: those of open windows and of the push interval
 //     being filled, and forgets exited processes' address spaces. So
-//     memory follows the longest open window, not uptime;
-//   - every kRenewSymbolizerNs, starts a new symbolizer: the names already
-//     found stay in the Profile, the debug information of modules read
-//     for them is let go (a host runs new binaries all the time).
-// Owns: the symbolizer. Not owned: the windows and the push queue (shared
-// with the HTTP and push threads). Thread safety: the session's thread.
+//     memory follows the longest open window, not uptime.
+// Owns: the Namer. Not owned: the windows and the push queue (shared with
+// the HTTP and push threads). Thread safety: onTick() and finish() on the
+// session's thread; stats() and warnings() from any.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <set>
 #include <string>
 
 #include "agent/encode.hpp"
+#include "agent/namer.hpp"
 #include "agent/push_queue.hpp"
 #include "agent/windows.hpp"
 #include "model/profile.hpp"
 #include "record/kept_files.hpp"
 #include "record/session.hpp"
-#include "symbolize/incremental.hpp"
 
 namespace strobe::agent {
 
 inline constexpr uint64_t kTickNs = 200'000'000;
 inline constexpr uint64_t kSlackNs = 100'000'000;
 inline constexpr uint64_t kCompactEveryNs = 5'000'000'000;
-inline constexpr uint64_t kRenewSymbolizerNs = 120'000'000'000;
 
 struct AgentOptions {
   Windows* windows = nullptr;  // null: no HTTP endpoint
@@ -57,14 +57,15 @@ struct AgentStats {
 class Agent {
  public:
   explicit Agent(AgentOptions opt);
-  Agent(const Agent&) = delete;  // the symbolizer refers back to it
+  Agent(const Agent&) = delete;
   Agent& operator=(const Agent&) = delete;
 
   bool onTick(model::Profile& p, const record::TickInfo& t);
-  // After the session: answers the open windows with "the agent stopped".
+  // After the session: finishes the profiles being named, then answers the
+  // open windows with "the agent stopped".
   void finish();
 
-  const AgentStats& stats() const { return stats_; }
+  AgentStats stats() const;
   // The symbolizer's warnings so far, each once.
   std::set<std::string> warnings() const;
 
@@ -72,23 +73,19 @@ class Agent {
   void answerWindows(model::Profile& p, uint64_t complete_ns);
   void queuePushes(model::Profile& p, uint64_t complete_ns);
   void compact(model::Profile& p, const record::TickInfo& t, uint64_t complete_ns);
-  void renewSymbolizer();
-  // Every location named (waits for the symbolizer).
-  void nameAll(model::Profile& p);
+  // A job for the Namer: `selected`, with the labels and kept copies it needs.
+  NameJob jobFor(const model::Profile& p, model::Profile selected) const;
   Labels labelsOf(const model::Profile& p) const;
 
   AgentOptions opt_;
   const record::KeptFiles* kept_ = nullptr;  // the session's, updated at each tick
-  // Renewed every kRenewSymbolizerNs (between batches), so that the debug
-  // information of modules no longer sampled is let go.
-  std::unique_ptr<symbolize::IncrementalSymbolizer> symbolizer_;
-  bool symbolizer_idle_ = true;  // no batch being resolved
-  uint64_t symbolizer_since_ns_ = 0;
-  std::set<std::string> warnings_;
-  uint64_t push_from_ns_ = 0;  // the push interval being filled, since the start
+  uint64_t push_from_ns_ = 0;                // the push interval being filled, since the start
   uint64_t last_compaction_ns_ = 0;
-  AgentStats stats_;
+  AgentStats stats_;  // but for the two below
+  std::atomic<uint64_t> windows_answered_{0};
+  std::atomic<uint64_t> profiles_queued_{0};
   bool debug_ = false;  // STROBE_DEBUG: what the Profile holds, at each compaction
+  Namer namer_;         // last: its thread ends first, while what its jobs use still exists
 };
 
 }  // namespace strobe::agent

@@ -19,9 +19,13 @@ namespace strobe::agent {
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
-// A copy of `p` holding the samples with since_ns <= time_ns < until_ns
-// (times since the recording's start) of the selected processes; its meta
-// says the range (start, duration).
+// A profile of its own holding the samples with since_ns <= time_ns <
+// until_ns (times since the recording's start) of the selected processes,
+// and only what they use: their stack nodes, locations (with the lines `p`
+// has for them), functions, modules and threads; `p`'s JIT table and
+// anonymous regions, for naming JIT frames. Its meta is `p`'s, saying the
+// range (start, duration). Small next to `p`, whatever `p` holds, so it can
+// be named and encoded on another thread.
 model::Profile selectSamples(const model::Profile& p, uint64_t since_ns, uint64_t until_ns,
                              const Selection& selection);
 

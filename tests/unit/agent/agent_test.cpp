@@ -121,5 +121,45 @@ TEST(SelectTest, KeepsTheWindowAndTheProcess) {
   EXPECT_TRUE(encodePprof(server, {{"host", "h"}}).ok());
 }
 
+// A window's profile holds what its samples use and nothing else, so naming
+// it reads only their modules; lines already found and roles come along.
+TEST(SelectTest, CopiesOnlyWhatTheSamplesUse) {
+  model::Profile p;
+  p.setThread({.tid = 10, .pid = 10, .name = "server", .role = "worker 1"});
+  p.setThread({.tid = 20, .pid = 20, .name = "batch"});
+  const model::ModuleId libc = p.internModule("/usr/lib/libc.so.6", "ab");
+  const model::ModuleId app = p.internModule("/usr/bin/app", "cd");
+  const model::ModuleId other = p.internModule("/usr/bin/other", "ef");
+  const model::LocationId main_loc = p.internLocation(app, 0x100, 0x400100);
+  const model::LocationId leaf = p.internLocation(libc, 0x200, 0x7f0200);
+  const model::LocationId elsewhere = p.internLocation(other, 0x300, 0x500300);
+  const model::FunctionId f = p.internFunction("main", "main", "app.cpp", 3);
+  p.mutableLocations()[main_loc].lines.push_back({.function = f, .line = 7});
+  const model::StackId root = p.internStack(model::kNone, main_loc);
+  const model::StackId s1 = p.internStack(root, leaf);
+  const model::StackId s2 = p.internStack(model::kNone, elsewhere);
+  p.addSample({.time_ns = 100, .tid = 10, .stack = s1, .weight = 1});
+  p.addSample({.time_ns = 300, .tid = 20, .stack = s2, .weight = 1});
+
+  model::Profile w = selectSamples(p, 50, 200, {});
+  ASSERT_EQ(w.samples().size(), 1u);
+  EXPECT_EQ(w.modules().size(), 2u);  // app and libc, not other
+  ASSERT_EQ(w.locations().size(), 2u);
+  ASSERT_EQ(w.stacks().size(), 2u);
+  std::vector<std::string> frames;
+  w.forEachFrame(w.samples()[0].stack, [&](model::LocationId l) {
+    const model::Location& loc = w.locations()[l];
+    frames.push_back(std::string(w.moduleName(loc.module)) + "+" + std::to_string(loc.offset));
+  });
+  EXPECT_EQ(frames, (std::vector<std::string>{"libc.so.6+512", "app+256"}));
+  const model::StackId leaf_node = w.samples()[0].stack;
+  const model::Location& named = w.locations()[w.stacks()[w.stacks()[leaf_node].parent].location];
+  ASSERT_EQ(named.lines.size(), 1u);
+  EXPECT_EQ(w.str(w.functions()[named.lines[0].function].name), "main");
+  EXPECT_EQ(named.lines[0].line, 7u);
+  ASSERT_EQ(w.threads().size(), 1u);
+  EXPECT_EQ(w.threads()[0].role, "worker 1");
+}
+
 }  // namespace
 }  // namespace strobe::agent
