@@ -142,6 +142,7 @@ int runAgent(AgentArgs& a) {
     pusher->start();
   }
   agent::Agent agent(ao);
+  opt.live_roles = true;  // role labels while the agent runs
   opt.tick_ns = agent::kTickNs;
   opt.on_tick = [&agent](model::Profile& p, const record::TickInfo& t) {
     return agent.onTick(p, t);
@@ -157,7 +158,7 @@ int runAgent(AgentArgs& a) {
   }
   for (const std::string& w : agent.warnings()) logWarning(w);
   for (const std::string& w : outcome->warnings) logWarning(w);
-  const agent::AgentStats& s = agent.stats();
+  const agent::AgentStats s = agent.stats();
   logInfo(
       fmt::format("agent stopped: {} profiles served, {} pushed, {} dropped, {} not sent; "
                   "{} samples, {} lost",

@@ -197,7 +197,13 @@ void Converter::addMapping(int32_t pid, uint64_t start, uint64_t end, uint64_t p
 }
 
 void Converter::nameThread(int32_t pid, int32_t tid, const std::string& name) {
-  profile_.setThread(model::Thread{tid, pid, name});
+  model::Thread t{tid, pid, name, {}};
+  // A role the program gave the thread (live views) outlasts a new name.
+  if (const model::Thread* known = profile_.findThread(tid);
+      known != nullptr && known->pid == pid) {
+    t.role = known->role;
+  }
+  profile_.setThread(std::move(t));
 }
 
 void Converter::onMmap(const perf::Mmap2Record& r) {

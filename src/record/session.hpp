@@ -111,6 +111,11 @@ struct RecordOptions {
   // a launched command is told where to send them, attached processes are
   // read through /proc/PID/fd.
   bool spans = false;
+  // Live views (strobe agent): thread roles reach the Profile while it is
+  // recorded, not at the end, and spans are not kept; system-wide, the
+  // channels of the processes sampled are looked for as they run
+  // (span_receiver.hpp, discover()).
+  bool live_roles = false;
   // --off-cpu: also record each interval a thread spends off CPU (needs a
   // time event and call stacks); shorter ones than off_cpu_min_ns are
   // counted only.
