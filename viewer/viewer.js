@@ -585,6 +585,11 @@
   // ---- wiring -------------------------------------------------------------
   function selectionChanged() {
     aggregate();
+    // The zoomed frame may have no sample in the new selection: zoom out to
+    // its nearest caller that has some (the root at worst), never showing a
+    // zoomed frame of 0 samples.
+    while (zoomNode !== ROOT && !(nodeTotal[zoomNode] > 0)) zoomNode = parentOf(zoomNode);
+    $("reset-zoom").disabled = zoomNode === ROOT;
     showSelection();
     drawTimeline();
     showMatched();
