@@ -3,7 +3,8 @@
 // shows its name and duration; clicking it selects its time range on its
 // thread (the flame graph and the tables follow); the slowest spans are
 // listed, each a click away. Uses only window.strobeViewer (viewer.js) and
-// the #spans-section markup; names reach the page as text only.
+// the #spans-section markup; names reach the page as text only. The
+// decoded tracks are V.spanTracks, for the stack chart.
 "use strict";
 (function () {
   var V = window.strobeViewer;
@@ -48,6 +49,7 @@
     }
     tracks.push(tr);
   });
+  V.spanTracks = tracks;
   if (!tracks.length) return;  // the section stays hidden
   $("spans-section").hidden = false;
   $("span-summary").textContent = V.grouped(all.length) + " spans" +
@@ -98,7 +100,7 @@
     c.textBaseline = "middle";
     var scale = w / V.endUs, chosen = null;
     tracks.forEach(function (tr, ti) {
-      c.fillStyle = ti % 2 ? "#f6f6f6" : "#fff";
+      c.fillStyle = ti % 2 ? V.css("--row-b") : V.css("--row-a");
       c.fillRect(0, tr.y, w, tr.h);
       for (var i = 0; i < tr.start.length; i++) {
         var d = Math.min(tr.depth[i], MAX_LANES - 1);
@@ -198,6 +200,4 @@
       y: tr.y + 2 + Math.min(tr.depth[i], MAX_LANES - 1) * LANE + LANE / 2 };
   };
   V.listeners.push(draw);
-  window.addEventListener("resize", draw);
-  draw();
 })();

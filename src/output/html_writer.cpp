@@ -398,7 +398,6 @@ Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* fil
   out.append(
       kViewerHtml.substr(data_at + kDataMarker.size(), js_at - data_at - kDataMarker.size()));
   out.append(kViewerJs);
-  out.append(kViewerSpansJs);
   out.append(kViewerHtml.substr(js_at + kJsMarker.size()));
   if (!out.flush()) {
     return systemError("cannot write the report", "check the output path and free space");

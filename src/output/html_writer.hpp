@@ -1,8 +1,9 @@
 // The HTML viewer: one self-contained page (viewer/ embedded at build time,
 // nothing fetched, a Content-Security-Policy that forbids fetching) with the
 // profile inside as compact JSON. The page shows the recording's header, a
-// timeline per thread, an interactive flame graph (zoom, search, hover) and
-// the top functions, for a selection of threads and a time range.
+// timeline per thread and, for a selection of threads and a time range, the
+// views of viewer/README.md (flame graph, icicle, call trees, sandwich, top
+// functions, stack chart) with search, keys and a URL that keeps the state.
 //
 // The embedded data (docs/FORMATS.md, "html"): interned strings; frames
 // (with the function identity the table counts by) and stack-trie nodes

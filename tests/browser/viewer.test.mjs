@@ -36,27 +36,60 @@ const context = await chromium.launchPersistentContext(userDataDir, {
     "--disable-background-networking", "--disable-component-update", "--disable-sync"],
 });
 
-async function open(name, hash = "") {
+async function open(name, hash = "", scheme = "light") {
   const page = await context.newPage();
+  await page.emulateMedia({ colorScheme: scheme });
   const errors = [];
   page.on("console", (m) => { if (m.type() === "error") errors.push(`console: ${m.text()}`); });
   page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
   page.on("dialog", async (d) => { errors.push(`unexpected ${d.type()} dialog`); await d.dismiss(); });
   page.on("request", (r) => { if (!r.url().startsWith("file://")) errors.push(`request: ${r.url()}`); });
   await page.goto(`file://${html}${hash}`);
-  await page.waitForSelector("#flame-canvas");
+  await page.waitForSelector("body[data-ready]");
   page.done = () => check(errors.length === 0, `${name}: no console errors, page errors, dialogs or requests` +
     (errors.length ? `\n  ${errors.join("\n  ")}` : ""));
   return page;
 }
 
-// What the flame graph shows in row `row` at fraction `at` of its width
-// (hovering it): "name  (N samples, P%, ...)", or "" for nothing.
-async function flameAt(page, row, at) {
-  const box = await page.locator("#flame-canvas").boundingBox();
+// What a flame view ("flame": root at the bottom, "icicle": root on top)
+// shows at depth `depth` (0: the root, "all") and fraction `at` of its
+// width, hovering it: "name  (N samples, P%, ...)  file:line", or "".
+async function flameAt(page, depth, at, view = "flame") {
+  const box = await page.locator(`#${view}-canvas`).boundingBox();
+  const rows = Math.round((box.height - 2) / 17);
+  const row = view === "icicle" ? depth : rows - 1 - depth;
   await page.mouse.move(box.x + box.width * at, box.y + row * 17 + 8);
-  return (await page.textContent("#details")).trim();
+  return (await page.textContent(`#${view}-details`)).trim();
 }
+// The share of a flame view's width where `name` is drawn at `depth`,
+// found by hovering every 0.5% of it.
+async function flameWidth(page, depth, name, view = "flame") {
+  let hits = 0;
+  for (let i = 0; i < 200; i++) {
+    if ((await flameAt(page, depth, (i + 0.5) / 200, view)).startsWith(name + "  (")) hits++;
+  }
+  return hits / 200;
+}
+// The names a flame view or the stack chart shows per depth, left to
+// right, hovering every 1% of its width: what a user would read off it.
+async function frameRows(page, view, depths) {
+  const out = [];
+  for (let d = 0; d < depths; d++) {
+    const seen = [];
+    for (let i = 0; i < 100; i++) {
+      const t = await flameAt(page, d, (i + 0.5) / 100, view);
+      const name = t.split("  (")[0];
+      if (name && seen[seen.length - 1] !== name) seen.push(name);
+    }
+    out.push(seen.join(" | "));
+  }
+  return out;
+}
+// A table's rows as arrays of cell texts.
+const tableRows = (page, id) => page.$$eval(`#${id} tbody tr`, (trs) => trs.map((tr) =>
+  Array.from(tr.children).map((td) => td.textContent.replace(/^[\u25b8\u25be\u00a0]/, "").trim())));
+const percent = (text) => parseFloat(String(text).replace(/[^\d.]/g, ""));
+const near = (got, want, tol) => Math.abs(got - want) <= tol;
 
 // Drags across the timeline from fraction a to fraction b of its width.
 async function dragTimeline(page, a, b) {
@@ -66,6 +99,12 @@ async function dragTimeline(page, a, b) {
   await page.mouse.move(tl.x + tl.width * b, tl.y + 10, { steps: 6 });
   await page.mouse.up();
 }
+// The colour of a canvas pixel at (x, y) in CSS pixels.
+const pixel = (page, id, x, y) => page.evaluate(([cid, px, py]) => {
+  const c = document.getElementById(cid), r = window.devicePixelRatio || 1;
+  return Array.from(c.getContext("2d").getImageData(Math.round(px * r), Math.round(py * r), 1, 1).data.slice(0, 3));
+}, [id, x, y]);
+const selected = (page) => page.$eval("#selection", (e) => Number(e.getAttribute("data-samples")));
 
 try {
   // The zoom bug of issue 21: zoom into phase_one(), then select a range of
@@ -75,8 +114,8 @@ try {
     const page = await open("zoom, then select");
     const one = await flameAt(page, 2, 0.25);
     check(one.startsWith("phase_one()"), `phase_one() is in row 2 at the left ("${one}")`);
-    const fb = await page.locator("#flame-canvas").boundingBox();
-    await page.mouse.click(fb.x + fb.width * 0.2, fb.y + 2 * 17 + 8);
+    await page.mouse.down();
+    await page.mouse.up();
     const zoomed = await flameAt(page, 2, 0.9);
     check(zoomed.startsWith("phase_one()"), `clicking phase_one() zooms into it ("${zoomed}")`);
     await dragTimeline(page, 0.7, 0.95);
@@ -86,6 +125,237 @@ try {
       `after selecting a phase-two range no zero-sample phase_one() is shown (${JSON.stringify(rows)})`);
     check(rows.some((r) => r.startsWith("phase_two()")), "the flame graph shows phase_two() instead");
     await page.screenshot({ path: path.join(artifacts, "viewer-zoom-select.png"), fullPage: true });
+    page.done();
+    await page.close();
+  }
+
+  // hot_a() at 60% wherever a view shows its share (acceptance 1).
+  {
+    const page = await open("shares");
+    const w = await flameWidth(page, 3, "hot_a()");
+    check(near(100 * w, 60, 3), `the flame graph draws hot_a() over 60±3% of its width (${(100 * w).toFixed(1)}%)`);
+    await page.keyboard.press("2");
+    const wi2 = await flameWidth(page, 3, "hot_a()", "icicle");
+    check(near(100 * wi2, 60, 3), `so does the icicle (${(100 * wi2).toFixed(1)}%)`);
+
+    await page.keyboard.press("3");
+    check(await page.isVisible("#calltree-table"), "key 3 shows the call tree");
+    let tree = await tableRows(page, "calltree-table");
+    const hotRow = tree.find((r) => r[4] === "hot_a()");
+    check(hotRow && near(percent(hotRow[1]), 60, 3) && near(percent(hotRow[3]), 60, 3),
+      `the call tree gives hot_a() 60±3% total and self (${JSON.stringify(hotRow)})`);
+    check(tree.some((r) => r[4] === "phase_two()") && !tree.some((r) => r[4] === "warm_b()"),
+      "the call tree opens the heaviest path, phase_two() closed");
+    await page.locator("#calltree-table tbody tr", { hasText: "phase_two()" }).click();
+    tree = await tableRows(page, "calltree-table");
+    const warm = tree.find((r) => r[4] === "warm_b()");
+    check(warm && near(percent(warm[1]), 30, 3), `clicking phase_two() opens it: warm_b() 30±3% (${JSON.stringify(warm)})`);
+    await page.locator("#calltree-table tbody tr", { hasText: "phase_two()" }).click();
+    tree = await tableRows(page, "calltree-table");
+    check(!tree.some((r) => r[4] === "warm_b()"), "clicking it again closes it");
+    // Keys: down to the next row, right opens it.
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowRight");
+    const cursor = await page.$eval("#calltree-table tr.cursor", (tr) => tr.getAttribute("data-key")).catch(() => null);
+    check(cursor !== null, "the arrow keys move a cursor in the call tree");
+
+    await page.keyboard.press("4");
+    const inv = await tableRows(page, "inverted-table");
+    check(inv[0] && inv[0][2] === "hot_a()" && near(percent(inv[0][1]), 60, 3),
+      `the inverted tree starts with hot_a() at 60±3% self (${JSON.stringify(inv[0])})`);
+    const invNames = inv.map((r) => r[2]);
+    check(invNames.includes("phase_one()") && invNames.indexOf("phase_one()") === 1,
+      `below hot_a(), its caller phase_one() (${JSON.stringify(invNames)})`);
+
+    await page.keyboard.press("6");
+    const top = await tableRows(page, "top-table");
+    check(top[0][3] === "hot_a()" && near(percent(top[0][0]), 60, 3) && near(percent(top[0][1]), 60, 3),
+      `the top table starts with hot_a() at 60±3% (${JSON.stringify(top[0])})`);
+    check(top[0][4] === "phases" && top[0][5] === "/src/phases/work.cpp:10",
+      `the top table gives module and file:line (${JSON.stringify(top[0].slice(4, 6))})`);
+    // Sorted by any column: FUNCTION (A to Z), then SAMPLES (most first).
+    await page.click("#top-table thead th[data-column=name]");
+    const byName = (await tableRows(page, "top-table")).map((r) => r[3]);
+    check(JSON.stringify(byName) === JSON.stringify([...byName].sort()), `FUNCTION sorts by name (${JSON.stringify(byName)})`);
+    await page.click("#top-table thead th[data-column=name]");
+    const byNameDown = (await tableRows(page, "top-table")).map((r) => r[3]);
+    check(JSON.stringify(byNameDown) === JSON.stringify([...byName].reverse()), "again reverses it");
+    await page.click("#top-table thead th[data-column=samples]");
+    const bySamples = (await tableRows(page, "top-table")).map((r) => Number(r[7].replace(/,/g, "")));
+    check(bySamples.every((v, i) => i === 0 || bySamples[i - 1] >= v) && bySamples[0] === 10000,
+      `SAMPLES sorts most first (${JSON.stringify(bySamples)})`);
+
+    // The sandwich of hot_a(), selected in the top table.
+    await page.locator("#top-table tbody tr", { hasText: "hot_a()" }).click();
+    await page.keyboard.press("5");
+    const center = await page.textContent("#sandwich-function");
+    check(/^hot_a\(\)  total 60\.\d\d%/.test(center) || near(percent(center.split("total ")[1]), 60, 3),
+      `the sandwich shows hot_a() at 60±3% ("${center}")`);
+    const callers = await tableRows(page, "sandwich-callers");
+    check(callers.length === 1 && callers[0][3] === "phase_one()" && callers[0][0] === "100.00%" &&
+      near(percent(callers[0][1]), 60, 3), `its caller phase_one(), 100% of it (${JSON.stringify(callers)})`);
+    const callees = await tableRows(page, "sandwich-callees");
+    check(callees.length === 1 && callees[0][3] === "(self)" && callees[0][0] === "100.00%",
+      `below it only its own time (${JSON.stringify(callees)})`);
+    // phase_two(): callers main, callees warm_b() 3/4 and cold_c() 1/4.
+    await page.keyboard.press("6");
+    await page.locator("#top-table tbody tr", { hasText: "phase_two()" }).click();
+    await page.keyboard.press("5");
+    const two = await tableRows(page, "sandwich-callees");
+    check(two[0][3] === "warm_b()" && near(percent(two[0][0]), 75, 3) && two[1][3] === "cold_c()" &&
+      near(percent(two[1][0]), 25, 3), `phase_two()'s callees: warm_b() 75%, cold_c() 25% (${JSON.stringify(two)})`);
+    page.done();
+    await page.close();
+  }
+
+  // Search: case-insensitive, a regex toggle, highlighted in the views and
+  // on the timeline (hot_a ran in the first 60% of the time).
+  {
+    const page = await open("search");
+    await page.keyboard.press("/");
+    await page.keyboard.type("HOT_A");
+    const matched = await page.textContent("#matched");
+    check(near(percent(matched), 60, 0.5), `a case-insensitive search matches hot_a(): "${matched}"`);
+    const tl = await page.locator("#timeline-canvas").boundingBox();
+    const early = JSON.stringify(await pixel(page, "timeline-canvas", tl.width * 0.3, 14));
+    const late = JSON.stringify(await pixel(page, "timeline-canvas", tl.width * 0.8, 14));
+    check(early === "[230,0,230]" && late === "[52,110,200]",
+      `the timeline paints when the match ran (at 30%: ${early}, at 80%: ${late})`);
+    const fl = await page.locator("#flame-canvas").boundingBox();
+    const hot = JSON.stringify(await pixel(page, "flame-canvas", fl.width * 0.3, fl.height - 2 - 3 * 17 - 9));
+    check(hot === "[230,0,230]", `the flame graph paints hot_a() in the match colour (${hot})`);
+    await page.keyboard.press("Escape");  // leaves the box, clears it
+    check((await page.inputValue("#search")) === "" && (await page.textContent("#matched")) === "",
+      "Esc in the search box clears the search");
+    await page.fill("#search", "^(warm|cold)_");
+    const plain = await page.textContent("#matched");
+    check(plain === "Matched: 0.0%", `without the regex toggle, text is text ("${plain}")`);
+    await page.check("#search-regex");
+    const rx = await page.textContent("#matched");
+    check(near(percent(rx), 40, 0.5), `with it, a regular expression ("${rx}")`);
+    await page.focus("#search");
+    await page.keyboard.press("6");  // typed into the box: no view switch
+    check(await page.isVisible("#flame-canvas") && (await page.inputValue("#search")).endsWith("6"),
+      "keys typed into the search box stay there");
+    await page.keyboard.press("Backspace");
+    await page.locator("#search").blur();
+    await page.keyboard.press("6");
+    const marked = await page.$$eval("#top-table tbody tr.match td.name", (tds) => tds.map((td) => td.textContent));
+    check(JSON.stringify(marked.sort()) === JSON.stringify(["cold_c()", "warm_b()"]),
+      `the top table marks the matches (${JSON.stringify(marked)})`);
+    await page.keyboard.press("3");
+    await page.locator("#calltree-table tbody tr", { hasText: "phase_two()" }).click();
+    const treeMarked = await page.$$eval("#calltree-table tbody tr.match", (t) => t.length);
+    check(treeMarked === 2, `the call tree marks them (${treeMarked} rows)`);
+    page.done();
+    await page.close();
+  }
+
+  // Esc, the keys list, and the URL hash that reopens the same state.
+  {
+    const page = await open("keys and hash");
+    for (const [key, id, label] of [["1", "flame", "Flame graph"], ["2", "icicle", "Icicle"],
+      ["3", "calltree", "Call tree"], ["4", "inverted", "Inverted"], ["5", "sandwich", "Sandwich"],
+      ["6", "top", "Top functions"], ["7", "stack", "Stack chart"]]) {
+      await page.keyboard.press(key);
+      const tab = (await page.textContent(`#tab-${id}`)).trim();
+      check(await page.isVisible(`#${id}-section`) && tab === `${key} ${label}` &&
+        (await page.getAttribute(`#tab-${id}`, "aria-selected")) === "true",
+        `key ${key} shows ${label}, its tab labelled "${tab}"`);
+    }
+    await page.click("#tab-calltree");
+    check(await page.isVisible("#calltree-section"), "clicking a tab shows its view");
+    await page.keyboard.press("?");
+    const help = await page.textContent("#help");
+    check(await page.isVisible("#help") && help.includes("Esc") && help.includes("search"), "? lists the keys");
+    await page.keyboard.press("Escape");
+    check(!(await page.isVisible("#help")), "Esc closes the list");
+
+    // Zoom, then Esc.
+    await page.keyboard.press("1");
+    await flameAt(page, 2, 0.3);
+    await page.mouse.down(); await page.mouse.up();
+    check(await page.isEnabled("#flame-reset"), "a click zooms into phase_one()");
+    await page.keyboard.press("Escape");
+    check(await page.isDisabled("#flame-reset"), "Esc undoes the zoom");
+    check((await page.textContent("#selection")).includes("function: phase_one()"), "the click selected phase_one()");
+    await page.keyboard.press("Escape");
+    check(!(await page.textContent("#selection")).includes("function:"), "Esc again clears the selected function");
+    await dragTimeline(page, 0.7, 0.95);
+    check(await selected(page) < 3000, "a time range is selected");
+    await page.keyboard.press("Escape");
+    check(await selected(page) === 10000, "Esc clears the time range");
+
+    // A state, its address, and a fresh page on that address.
+    await dragTimeline(page, 0.65, 0.95);
+    await page.fill("#search", "warm");
+    await page.locator("#search").blur();
+    await page.keyboard.press("6");
+    await page.locator("#top-table tbody tr", { hasText: "warm_b()" }).click();
+    await page.keyboard.press("5");
+    const url = page.url(), samples = await selected(page);
+    const center = await page.textContent("#sandwich-function");
+    check(/#view=sandwich&fn=warm_b\(\)&q=warm&from=\d+&to=\d+$/.test(url.split("phases.html")[1]),
+      `the address keeps view, function, search and range (${url.split("phases.html")[1]})`);
+    const again = await open("hash reopened", url.slice(url.indexOf("#")));
+    check(await again.isVisible("#sandwich-section"), "the address reopens the sandwich");
+    check((await again.textContent("#sandwich-function")) === center, `with warm_b() ("${center}")`);
+    check(await selected(again) === samples, `the same range (${samples} samples)`);
+    check((await again.inputValue("#search")) === "warm" && (await again.textContent("#matched")) !== "",
+      "and the same search");
+    again.done();
+    await again.close();
+    page.done();
+    await page.close();
+  }
+
+  // Themes: the system's, and the toggle; the frame kinds' legend.
+  {
+    const page = await open("themes", "", "dark");
+    const theme = () => page.getAttribute("html", "data-theme");
+    const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    check(await theme() === "dark", `prefers-color-scheme: dark gives the dark theme (${await bg()})`);
+    await page.click("#theme");
+    check(await theme() === "light", `the toggle gives the light theme (${await bg()})`);
+    await page.keyboard.press("t");
+    check(await theme() === "dark", "key t toggles it back");
+    const kinds = await page.textContent("#kinds");
+    for (const k of ["user code", "inlined", "kernel", "JIT", "off-CPU", "unresolved"]) {
+      check(kinds.includes(k), `the legend names the frame kind "${k}"`);
+    }
+    // cold_c() is inlined: drawn in the inlined colour, teal.
+    const fl = await page.locator("#flame-canvas").boundingBox();
+    const cold = await flameAt(page, 3, 0.62);
+    const c = await pixel(page, "flame-canvas", fl.width * 0.62, fl.height - 2 - 3 * 17 - 9);
+    check(cold.startsWith("cold_c() [inlined]") && c[1] > c[0] + 40 && c[2] > c[0] + 40,
+      `inlined frames are teal ("${cold}": ${JSON.stringify(c)})`);
+    page.done();
+    await page.close();
+  }
+
+  // The stack chart: main's samples in time order, its span above them; it
+  // follows the selected time range.
+  {
+    const page = await open("stack chart");
+    await page.keyboard.press("7");
+    const box = await page.locator("#stack-canvas").boundingBox();
+    // Rows from the bottom: depth 3 (the leaves) is the last, 16 px each.
+    const at = async (depth, x) => {
+      await page.mouse.move(box.x + box.width * x, box.y + box.height - 2 - (3 - depth) * 16 - 8);
+      return (await page.textContent("#stack-details")).trim();
+    };
+    const names = [await at(2, 0.3), await at(2, 0.8), await at(3, 0.3)];
+    check(names[0].startsWith("phase_one()") && names[1].startsWith("phase_two()") && names[2].startsWith("hot_a()"),
+      `phase_one() then phase_two() in time order, hot_a() below phase_one() (${JSON.stringify(names)})`);
+    await page.mouse.move(box.x + box.width * 0.3, box.y + 14 + 8);
+    const span = (await page.textContent("#stack-details")).trim();
+    check(span.startsWith("span phase one"), `the thread's span is drawn above its samples ("${span}")`);
+    await dragTimeline(page, 0.7, 0.95);
+    const box2 = await page.locator("#stack-canvas").boundingBox();
+    await page.mouse.move(box2.x + box2.width * 0.1, box2.y + box2.height - 2 - 16 - 8);
+    const later = (await page.textContent("#stack-details")).trim();
+    check(later.startsWith("phase_two()"), `it follows the selected time range ("${later}")`);
+    await page.screenshot({ path: path.join(artifacts, "viewer-stack.png"), fullPage: true });
     page.done();
     await page.close();
   }

@@ -1,5 +1,5 @@
 // The html writer on the synthetic profile: the page carries the viewer and
-// the profile (decoded here as viewer.js decodes it), escapes a hostile
+// the profile (decoded here as viewer/core.js decodes it), escapes a hostile
 // name so that it cannot end the script element, and is valid UTF-8.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -39,7 +39,7 @@ std::string dataOf(const std::string& page) {
   return page.substr(at, page.find("</script>", at) - at);
 }
 
-// viewer.js's reader of base64 variable-length numbers.
+// viewer/core.js's reader of base64 variable-length numbers.
 std::vector<uint64_t> decode(std::string_view s) {
   const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::vector<uint64_t> out;
@@ -130,8 +130,21 @@ TEST(Html, CarriesTheViewerAndTheProfile) {
   EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_NE(page.find("default-src 'none'"), std::string::npos) << "the page may fetch nothing";
   EXPECT_EQ(page.find("/*STROBE:"), std::string::npos) << "a marker was left in the page";
-  EXPECT_NE(page.find("function drawFlame("), std::string::npos);
-  EXPECT_NE(page.find("#flame-canvas"), std::string::npos);
+  // Every script of viewer/, in order (core first, start.js last), the
+  // style and the markup.
+  size_t at = 0;
+  for (const char* part :
+       {"strobe's HTML viewer, the core", "strobe's HTML viewer, the timeline",
+        "strobe's HTML viewer, the flame graph", "strobe's HTML viewer, the call tree",
+        "strobe's HTML viewer, the sandwich", "strobe's HTML viewer, the top functions",
+        "strobe's HTML viewer, the stack chart", "strobe's HTML viewer, the spans",
+        "window.strobeViewer.start();"}) {
+    size_t found = page.find(part, at);
+    EXPECT_NE(found, std::string::npos) << part;
+    if (found != std::string::npos) at = found;
+  }
+  EXPECT_NE(page.find("canvas.flame {"), std::string::npos);
+  EXPECT_NE(page.find("id=\"calltree-table\""), std::string::npos);
   EXPECT_EQ(page.find("http://"), std::string::npos);
 
   Decoded d = decodePage(page);
