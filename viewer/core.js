@@ -47,17 +47,32 @@
   var nFn = data.function_count, FEW = data.few_samples;
   var INLINED = 1, UNRESOLVED = 2;
 
-  // Stack nodes: a trie, parents before children. ROOT is the virtual "all".
-  var nN = data.node_count, ROOT = nN;
+  // Stack nodes: the trie of (frame, line) nodes the samples point to
+  // (line nodes, l*), and the trie of frames alone the views draw (display
+  // nodes), each line node mapped to its display node (lDisp). Parents come
+  // before children in both. ROOT is the virtual "all".
+  var nL = data.node_count, nN = data.display_node_count, ROOT = nN;
+  var lParent = new Int32Array(nL), lLine = new Int32Array(nL), lDisp = new Int32Array(nL);
   var parent = new Int32Array(nN), frame = new Int32Array(nN), depth = new Int32Array(nN + 1);
-  var maxDepth = 0;
+  var maxDepth = 0, nd = 0;
   r = new Reader(data.nodes);
-  for (var n = 0; n < nN; n++) {
-    parent[n] = n - r.next();
-    frame[n] = r.next();
-    depth[n] = parent[n] < 0 ? 1 : depth[parent[n]] + 1;
-    if (depth[n] > maxDepth) maxDepth = depth[n];
+  for (var n = 0; n < nL; n++) {
+    lParent[n] = n - r.next();
+    var fr = r.next();
+    lLine[n] = r.next();
+    var back = r.next();
+    if (back === 0) {
+      var d = nd++;
+      parent[d] = lParent[n] < 0 ? -1 : lDisp[lParent[n]];
+      frame[d] = fr;
+      depth[d] = parent[d] < 0 ? 1 : depth[parent[d]] + 1;
+      if (depth[d] > maxDepth) maxDepth = depth[d];
+      lDisp[n] = d;
+    } else {
+      lDisp[n] = nd - back;
+    }
   }
+  if (nd !== nN) throw new Error("malformed profile data: " + nd + " display nodes, not " + nN);
   function parentOf(x) { return parent[x] < 0 ? ROOT : parent[x]; }
   // The kind of each frame, for its colour and the legend.
   var KIND_USER = 0, KIND_INLINED = 1, KIND_KERNEL = 2, KIND_JIT = 3, KIND_UNRESOLVED = 4;
@@ -117,16 +132,17 @@
   var threads = data.threads, nT = threads.length, nS = 0, nO = 0;
   threads.forEach(function (t) { nS += t.samples; nO += t.off_samples || 0; });
   var sTime = new Float64Array(nS), sNode = new Int32Array(nS), sWeight = new Float64Array(nS);
+  var sLnode = new Int32Array(nS), oLnode = new Int32Array(nO);  // their line nodes
   var tStart = new Int32Array(nT + 1);
   var oTime = new Float64Array(nO), oNode = new Int32Array(nO), oWeight = new Float64Array(nO);
   var oStart = new Int32Array(nT + 1);
   var unit = data.time_unit_ns / 1000;  // time unit in µs
   var endUs = meta.duration_ns / 1000;
-  function decode(k, text, count, at, T, N, W) {
+  function decode(k, text, count, at, T, N, L, W) {
     var rd = new Reader(text || ""), t = 0, node = 0, w = 0;
     for (var j = 0; j < count; j++, at++) {
       t += rd.next(); node += unzigzag(rd.next()); w += unzigzag(rd.next());
-      T[at] = t * unit; N[at] = node - 1; W[at] = w;
+      T[at] = t * unit; L[at] = node - 1; N[at] = node > 0 ? lDisp[node - 1] : -1; W[at] = w;
       var e = T[at] + w / 1000;
       if (e > endUs) endUs = e;
     }
@@ -136,8 +152,8 @@
     var i = 0, o = 0;
     for (var k = 0; k < nT; k++) {
       tStart[k] = i; oStart[k] = o;
-      i = decode(k, threads[k].data, threads[k].samples, i, sTime, sNode, sWeight);
-      o = decode(k, threads[k].off_data, threads[k].off_samples || 0, o, oTime, oNode, oWeight);
+      i = decode(k, threads[k].data, threads[k].samples, i, sTime, sNode, sLnode, sWeight);
+      o = decode(k, threads[k].off_data, threads[k].off_samples || 0, o, oTime, oNode, oLnode, oWeight);
     }
     tStart[nT] = i; oStart[nT] = o;
   })();
@@ -255,6 +271,7 @@
     parent: parent, frame: frame, depth: depth, maxDepth: maxDepth, childStart: childStart,
     childList: childList, dup: dup, parentOf: parentOf,
     sTime: sTime, sNode: sNode, sWeight: sWeight, tStart: tStart,
+    nL: nL, lParent: lParent, lLine: lLine, lDisp: lDisp, sources: data.sources || [],
     oTime: oTime, oNode: oNode, oWeight: oWeight, oStart: oStart,
     nodeSelf: nodeSelf, nodeTotal: nodeTotal, nodeOff: nodeOff, nodeSelfN: nodeSelfN, nodeTotalN: nodeTotalN,
     threads: threads, selThreads: selThreads,
@@ -289,6 +306,28 @@
   V.clearSelection = function () {
     selThreads.fill(0); anyThread = false; selFrom = 0; selTo = Infinity;
     V.selectionChanged();
+  };
+
+  // Per line node, the selection's weight (self, then total: the node and
+  // all below it), for the source view; computed when asked.
+  V.lineTotals = function () {
+    var self = new Float64Array(nL), selfN = new Float64Array(nL);
+    function add(from, to, T, L, W) {
+      var i0 = lowerBound(from, to, selFrom, T);
+      var i1 = selTo === Infinity ? to : lowerBound(i0, to, selTo, T);
+      for (var i = i0; i < i1; i++) if (L[i] >= 0) { self[L[i]] += W[i]; selfN[L[i]]++; }
+    }
+    for (var k = 0; k < nT; k++) {
+      if (anyThread && !selThreads[k]) continue;
+      add(tStart[k], tStart[k + 1], sTime, sLnode, sWeight);
+      add(oStart[k], oStart[k + 1], oTime, oLnode, oWeight);
+    }
+    var total = self.slice(), totalN = selfN.slice();
+    for (var y = nL - 1; y >= 0; y--) {
+      var p = lParent[y];
+      if (p >= 0) { total[p] += total[y]; totalN[p] += totalN[y]; }
+    }
+    return { self: self, total: total, selfN: selfN, totalN: totalN };
   };
 
   // The function of a frame, and a name for it (the first frame seen).

@@ -19,7 +19,9 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "base/result.hpp"
 #include "model/profile.hpp"
@@ -29,6 +31,9 @@ namespace strobe::output {
 struct HtmlOptions {
   bool no_inline = false;
   std::string source;  // how to name the recording when it has no command
+  // The lines of a source file (nullptr: unreadable), for the source text
+  // of the hottest functions; unset: none is embedded.
+  std::function<const std::vector<std::string>*(const std::string& file)> source_lines;
 };
 
 Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* out);

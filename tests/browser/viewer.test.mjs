@@ -16,10 +16,25 @@ const work = path.join(build, "tests", "browser");
 const artifacts = path.join(work, "artifacts");
 fs.mkdirSync(artifacts, { recursive: true });
 
+// The profile's functions are in a source file that `strobe report` reads
+// (phases.html embeds its lines); noSource.html is of the same profile with
+// its functions in a file that does not exist (line numbers only).
 const db = path.join(work, "phases.db");
 const html = path.join(work, "phases.html");
-execFileSync(path.join(build, "strobe-synth"), [db, "10000", "--phases"]);
+const source = path.join(work, "phases_src", "work.cpp");
+fs.mkdirSync(path.dirname(source), { recursive: true });
+const text = [];
+for (let l = 1; l <= 70; l++) text.push(`// line ${l}`);
+Object.assign(text, { 9: "void hot_a() {", 10: "  step_one();", 11: "  for (;;) spin();  // the hot line",
+  12: "  step_three();", 13: "}", 19: "void warm_b() {", 29: "void cold_c() {", 39: "void phase_one() {",
+  49: "void phase_two() {", 59: "int main() {" });
+fs.writeFileSync(source, text.join("\n") + "\n");
+execFileSync(path.join(build, "strobe-synth"), [db, "10000", "--phases", `--source=${source}`]);
 execFileSync(path.join(build, "strobe"), ["report", db, "-o", html]);
+const noSourceDb = path.join(work, "phases-nosource.db");
+const noSource = path.join(work, "phases-nosource.html");
+execFileSync(path.join(build, "strobe-synth"), [noSourceDb, "10000", "--phases", "--source=/nonexistent/phases/work.cpp"]);
+execFileSync(path.join(build, "strobe"), ["report", noSourceDb, "-o", noSource]);
 
 let failures = 0;
 function check(ok, what) {
@@ -36,7 +51,7 @@ const context = await chromium.launchPersistentContext(userDataDir, {
     "--disable-background-networking", "--disable-component-update", "--disable-sync"],
 });
 
-async function open(name, hash = "", scheme = "light") {
+async function open(name, hash = "", scheme = "light", file = html) {
   const page = await context.newPage();
   await page.emulateMedia({ colorScheme: scheme });
   const errors = [];
@@ -44,7 +59,7 @@ async function open(name, hash = "", scheme = "light") {
   page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
   page.on("dialog", async (d) => { errors.push(`unexpected ${d.type()} dialog`); await d.dismiss(); });
   page.on("request", (r) => { if (!r.url().startsWith("file://")) errors.push(`request: ${r.url()}`); });
-  await page.goto(`file://${html}${hash}`);
+  await page.goto(`file://${file}${hash}`);
   await page.waitForSelector("body[data-ready]");
   page.done = () => check(errors.length === 0, `${name}: no console errors, page errors, dialogs or requests` +
     (errors.length ? `\n  ${errors.join("\n  ")}` : ""));
@@ -171,7 +186,7 @@ try {
     const top = await tableRows(page, "top-table");
     check(top[0][3] === "hot_a()" && near(percent(top[0][0]), 60, 3) && near(percent(top[0][1]), 60, 3),
       `the top table starts with hot_a() at 60±3% (${JSON.stringify(top[0])})`);
-    check(top[0][4] === "phases" && top[0][5] === "/src/phases/work.cpp:10",
+    check(top[0][4] === "phases" && top[0][5] === `${source}:10`,
       `the top table gives module and file:line (${JSON.stringify(top[0].slice(4, 6))})`);
     // Sorted by any column: FUNCTION (A to Z), then SAMPLES (most first).
     await page.click("#top-table thead th[data-column=name]");
@@ -256,7 +271,7 @@ try {
     const page = await open("keys and hash");
     for (const [key, id, label] of [["1", "flame", "Flame graph"], ["2", "icicle", "Icicle"],
       ["3", "calltree", "Call tree"], ["4", "inverted", "Inverted"], ["5", "sandwich", "Sandwich"],
-      ["6", "top", "Top functions"], ["7", "stack", "Stack chart"]]) {
+      ["6", "top", "Top functions"], ["7", "stack", "Stack chart"], ["8", "source", "Source"]]) {
       await page.keyboard.press(key);
       const tab = (await page.textContent(`#tab-${id}`)).trim();
       check(await page.isVisible(`#${id}-section`) && tab === `${key} ${label}` &&
@@ -358,6 +373,50 @@ try {
     await page.screenshot({ path: path.join(artifacts, "viewer-stack.png"), fullPage: true });
     page.done();
     await page.close();
+  }
+
+  // The source view: hot_a()'s lines, the hottest (12: 3/4 of its samples)
+  // highlighted, with the text strobe report read from the file.
+  {
+    const page = await open("source");
+    await page.keyboard.press("8");
+    const rows = await tableRows(page, "source-table");
+    const hot = await page.$$eval("#source-table tbody tr.hot", (trs) => trs.map((tr) => tr.getAttribute("data-line")));
+    const head = await page.textContent("#source-function");
+    check(head.startsWith("hot_a()") && head.includes("the hottest function"),
+      `with no function selected it shows the hottest, hot_a() ("${head}")`);
+    check(JSON.stringify(hot) === JSON.stringify(["12"]), `line 12 is highlighted (${JSON.stringify(hot)})`);
+    const line = (n) => rows.find((r) => r[0] === String(n)) || [];
+    check(near(percent(line(12)[2]), 45, 1) && near(percent(line(11)[2]), 10, 1) && near(percent(line(13)[2]), 5, 1),
+      `self per line: 11 10%, 12 45%, 13 5% (${JSON.stringify([line(11), line(12), line(13)].map((r) => r[2]))})`);
+    check(line(12)[5] === "for (;;) spin();  // the hot line" && line(10)[5] === "void hot_a() {",
+      `the lines' text is embedded (${JSON.stringify(line(12)[5])})`);
+    // Select phase_one(): its line 42 holds all of its total, none of its self.
+    await page.keyboard.press("6");
+    await page.locator("#top-table tbody tr", { hasText: "phase_one()" }).click();
+    await page.keyboard.press("8");
+    const one = await tableRows(page, "source-table");
+    const l42 = one.find((r) => r[0] === "42") || [];
+    check(l42[2] === "" && near(percent(l42[4]), 60, 1) && (await page.$eval("#source-table tr.hot", (tr) => tr.getAttribute("data-line"))) === "42",
+      `the selected function's lines: phase_one() line 42 total 60% (${JSON.stringify(l42)})`);
+    // A time range in phase two: phase_one() has nothing left.
+    await dragTimeline(page, 0.7, 0.95);
+    const none = await tableRows(page, "source-table");
+    check(!none.some((r) => r[4] !== ""), "the lines follow the selection");
+    await page.screenshot({ path: path.join(artifacts, "viewer-source.png"), fullPage: true });
+    page.done();
+    await page.close();
+
+    const bare = await open("source, no file", "#view=source", "light", noSource);
+    const bareRows = await tableRows(bare, "source-table");
+    const note = await bare.textContent("#source-note");
+    check(JSON.stringify(bareRows.map((r) => r[0])) === JSON.stringify(["11", "12", "13"]) &&
+      bareRows.every((r) => r[5] === "") && note.includes("line numbers only"),
+      `without the file: line numbers alone, said so (${JSON.stringify(bareRows.map((r) => r[0]))}, "${note}")`);
+    check((await bare.$eval("#source-table tr.hot", (tr) => tr.getAttribute("data-line"))) === "12",
+      "and the hottest line is still highlighted");
+    bare.done();
+    await bare.close();
   }
 } finally {
   await context.close();
