@@ -4,8 +4,10 @@
 // depth drawn as one box; above them the thread's off-CPU intervals and its
 // spans on the same time axis. Pick the thread in the list (the first
 // selected thread, else the busiest). Hover for the frame and its time;
-// click a frame to select its function. Drawn per pixel column (the sample
-// at its time), so its cost is the width times the depth.
+// click a frame to select its function. Each pixel column shows the stack
+// most of its samples have (a pattern faster than a column shows as its
+// majority; select a shorter range to see each sample), so drawing costs
+// one pass over the range's samples and the width times the depth.
 "use strict";
 (function () {
   var V = window.strobeViewer, $ = V.$, ROOT = V.ROOT;
@@ -39,15 +41,30 @@
     var track = (V.spanTracks || []).find(function (tr) { return tr.k === k; });
     var lanes = track ? Math.min(track.maxDepth + 1, 4) : 0;
     var top = BAND + lanes * BAND + 4;
-    // Per column: the sample at its time (none when the thread was idle).
+    // Per column: the stack most of its samples have (none when the thread
+    // was idle there). A sample counts in the column its start falls in.
     var cols = new Int32Array(Math.ceil(w)).fill(-1), deepest = 0;
+    var cand = new Int32Array(8), cnt = new Float64Array(8);
+    var i = V.lowerBound(lo, hi, from, V.sTime);
+    // a sample that began before the range but covers its start
+    if (i > lo && V.sTime[i - 1] + V.sWeight[i - 1] / 1000 > from) i--;
     for (var px = 0; px < cols.length; px++) {
-      var t = from + px * perPx, i = V.lowerBound(lo, hi, t, V.sTime);
-      // the sample covering t: the last one starting at or before it
-      var j = i < hi && V.sTime[i] <= t + perPx ? i : i - 1;
-      if (j >= lo && j < hi && V.sTime[j] + V.sWeight[j] / 1000 >= t - perPx && V.sNode[j] >= 0) {
-        cols[px] = V.sNode[j];
-        if (V.depth[V.sNode[j]] > deepest) deepest = V.depth[V.sNode[j]];
+      var colEnd = from + (px + 1) * perPx, nc = 0;
+      for (; i < hi && V.sTime[i] < colEnd; i++) {
+        var x = V.sNode[i];
+        if (x < 0) continue;
+        var c0 = 0;
+        while (c0 < nc && cand[c0] !== x) c0++;
+        if (c0 === nc) { if (nc === 8) continue; cand[nc] = x; cnt[nc++] = 0; }
+        cnt[c0] += V.sWeight[i];
+      }
+      var best = -1;
+      for (var c1 = 0; c1 < nc; c1++) if (best < 0 || cnt[c1] > cnt[best]) best = c1;
+      if (best >= 0) {
+        cols[px] = cand[best];
+        if (V.depth[cand[best]] > deepest) deepest = V.depth[cand[best]];
+      } else if (px > 0 && cols[px - 1] >= 0 && i > lo && V.sTime[i - 1] + V.sWeight[i - 1] / 1000 > colEnd - perPx) {
+        cols[px] = cols[px - 1];  // a sample wider than a column goes on
       }
     }
     var h = top + Math.max(1, deepest) * ROW + 2;
@@ -106,9 +123,9 @@
       boxes.push([bx, endPx, by, x, ""]);
     }
     for (px = 0; px <= cols.length; px++) {
-      var leaf = px < cols.length ? cols[px] : -1, n = leaf >= 0 ? V.depth[leaf] : 0;
+      var leaf = px < cols.length ? cols[px] : -1;
       anc.fill(-1);
-      for (var x = leaf; x >= 0; x = V.parent[x]) anc[V.depth[x]] = x;
+      for (x = leaf; x >= 0; x = V.parent[x]) anc[V.depth[x]] = x;
       for (d = 1; d <= deepest; d++) {
         if (anc[d] !== prev[d]) {
           flush(d, px);

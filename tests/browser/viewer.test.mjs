@@ -10,7 +10,9 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
+const here = path.dirname(fileURLToPath(import.meta.url));
 const build = path.resolve(process.argv[2] || "build");
 const work = path.join(build, "tests", "browser");
 const artifacts = path.join(work, "artifacts");
@@ -76,23 +78,39 @@ async function flameAt(page, depth, at, view = "flame") {
   await page.mouse.move(box.x + box.width * at, box.y + row * 17 + 8);
   return (await page.textContent(`#${view}-details`)).trim();
 }
+// What a canvas view says under the mouse at each of `n` evenly spaced
+// points of a row `fromBottom` px above its bottom (or `fromTop` below its
+// top): the page's own mousemove handler, driven in one round trip.
+function scanRow(page, canvas, details, n, { fromBottom, fromTop }) {
+  return page.evaluate(([cid, did, count, bottom, top]) => {
+    const c = document.getElementById(cid), r = c.getBoundingClientRect(), out = [];
+    const y = top !== undefined ? r.top + top : r.bottom - bottom;
+    for (let i = 0; i < count; i++) {
+      c.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + r.width * (i + 0.5) / count, clientY: y, bubbles: true }));
+      out.push(document.getElementById(did).textContent.trim());
+    }
+    return out;
+  }, [canvas, details, n, fromBottom, fromTop]);
+}
+function flameRow(page, view, depth, n) {
+  return page.evaluate(([v, d]) => {
+    const c = document.getElementById(`${v}-canvas`), rows = Math.round((c.clientHeight - 2) / 17);
+    return (v === "icicle" ? d : rows - 1 - d) * 17 + 8;
+  }, [view, depth]).then((top) => scanRow(page, `${view}-canvas`, `${view}-details`, n, { fromTop: top }));
+}
 // The share of a flame view's width where `name` is drawn at `depth`,
 // found by hovering every 0.5% of it.
 async function flameWidth(page, depth, name, view = "flame") {
-  let hits = 0;
-  for (let i = 0; i < 200; i++) {
-    if ((await flameAt(page, depth, (i + 0.5) / 200, view)).startsWith(name + "  (")) hits++;
-  }
-  return hits / 200;
+  const seen = await flameRow(page, view, depth, 200);
+  return seen.filter((t) => t.startsWith(name + "  (")).length / 200;
 }
-// The names a flame view or the stack chart shows per depth, left to
-// right, hovering every 1% of its width: what a user would read off it.
+// The names a flame view shows per depth, left to right, hovering every
+// 1% of its width: what a user would read off it.
 async function frameRows(page, view, depths) {
   const out = [];
   for (let d = 0; d < depths; d++) {
     const seen = [];
-    for (let i = 0; i < 100; i++) {
-      const t = await flameAt(page, d, (i + 0.5) / 100, view);
+    for (const t of await flameRow(page, view, d, 100)) {
       const name = t.split("  (")[0];
       if (name && seen[seen.length - 1] !== name) seen.push(name);
     }
@@ -105,6 +123,63 @@ const tableRows = (page, id) => page.$$eval(`#${id} tbody tr`, (trs) => trs.map(
   Array.from(tr.children).map((td) => td.textContent.replace(/^[\u25b8\u25be\u00a0]/, "").trim())));
 const percent = (text) => parseFloat(String(text).replace(/[^\d.]/g, ""));
 const near = (got, want, tol) => Math.abs(got - want) <= tol;
+
+
+// What a user sees of a view, in words: the selected tab, the theme (and
+// whether text is readable on it), whether the page fits 1280 px, and the
+// view's content: frames by depth, or its table's rows.
+async function describe(page, id) {
+  const out = [];
+  const look = await page.evaluate(() => {
+    const rgb = (c) => (c.match(/[\d.]+/g) || []).slice(0, 3).map(Number);
+    const lum = (c) => {
+      const v = rgb(c).map((x) => { x /= 255; return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); });
+      return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2];
+    };
+    const body = getComputedStyle(document.body);
+    const bg = lum(body.backgroundColor), fg = lum(body.color);
+    const panel = lum(getComputedStyle(document.querySelector("#timeline")).backgroundColor);
+    return { bg, contrast: (Math.max(bg, fg) + 0.05) / (Math.min(bg, fg) + 0.05), panel,
+      fits: document.documentElement.scrollWidth <= window.innerWidth,
+      tab: document.querySelector("#tabs button.active").textContent.trim() };
+  });
+  out.push(`tab: ${look.tab}`);
+  out.push(`theme: ${look.bg > 0.5 ? "light" : "dark"} page, ${look.panel > 0.5 ? "light" : "dark"} panels; ` +
+    `text contrast ${look.contrast >= 7 ? "at least 7:1" : look.contrast >= 4.5 ? "at least 4.5:1" : "too low"}`);
+  out.push(`fits 1280 px wide: ${look.fits ? "yes" : "no"}`);
+  const clean = (r) => r.filter((c) => c !== "").join(" ");
+  if (id === "flame" || id === "icicle") {
+    (await frameRows(page, id, 4)).forEach((r, d) => out.push(`depth ${d}: ${r}`));
+  } else if (id === "stack") {
+    const box = await page.locator("#stack-canvas").boundingBox();
+    for (let d = 1; d <= 3; d++) {
+      const seen = [];
+      for (const t of await scanRow(page, "stack-canvas", "stack-details", 100, { fromBottom: 2 + (3 - d) * 16 + 8 })) {
+        const name = t.split("  ")[0];
+        if (name && seen[seen.length - 1] !== name) seen.push(name);
+      }
+      out.push(`depth ${d}, left to right: ${seen.join(" | ")}`);
+    }
+    await page.mouse.move(box.x + box.width * 0.3, box.y + 14 + 8);
+    out.push(`span band: ${(await page.textContent("#stack-details")).trim()}`);
+  } else {
+    const table = { calltree: "calltree-table", inverted: "inverted-table", top: "top-table",
+      source: "source-table" }[id];
+    if (id === "sandwich") {
+      out.push(`function: ${(await page.textContent("#sandwich-function")).trim()}`);
+      for (const part of ["callers", "callees"]) {
+        for (const r of await tableRows(page, `sandwich-${part}`)) out.push(`${part}: ${clean(r)}`);
+      }
+    } else {
+      if (id === "source") out.push(`function: ${(await page.textContent("#source-function")).trim()}`);
+      const head = await page.$$eval(`#${table} thead th`, (ths) => ths.map((th) => th.textContent));
+      out.push(`columns: ${head.join(" ")}`);
+      const hot = await page.$$eval(`#${table} tbody tr`, (trs) => trs.map((tr) => tr.classList.contains("hot")));
+      (await tableRows(page, table)).forEach((r, i) => out.push(`row: ${clean(r)}${hot[i] ? "  (highlighted)" : ""}`));
+    }
+  }
+  return out;
+}
 
 // Drags across the timeline from fraction a to fraction b of its width.
 async function dragTimeline(page, a, b) {
@@ -417,6 +492,38 @@ try {
       "and the hottest line is still highlighted");
     bare.done();
     await bare.close();
+  }
+
+  // Acceptance 2: each view in each theme, screenshotted, and described in
+  // words (what a user sees: the tab, the theme, the frames or rows) that
+  // must match tests/browser/viewer-golden.txt. STROBE_UPDATE_GOLDEN=1
+  // writes the file instead (review its diff).
+  {
+    const lines = [];
+    for (const scheme of ["light", "dark"]) {
+      for (const [id, hash] of [["flame", ""], ["icicle", ""], ["calltree", ""], ["inverted", ""],
+        ["sandwich", "&fn=hot_a()"], ["top", ""], ["stack", ""], ["source", ""]]) {
+        const page = await open(`${id} (${scheme})`, `#view=${id}${hash}`, scheme);
+        await page.screenshot({ path: path.join(artifacts, `view-${id}-${scheme}.png`), fullPage: true });
+        lines.push(`== ${id} (${scheme})`);
+        lines.push(...await describe(page, id));
+        page.done();
+        await page.close();
+      }
+    }
+    const golden = path.join(here, "viewer-golden.txt");
+    // The fixture's source file is in the build tree: named $WORK here.
+    const got = lines.join("\n").split(work).join("$WORK") + "\n";
+    if (process.env.STROBE_UPDATE_GOLDEN === "1") {
+      fs.writeFileSync(golden, got);
+      console.log(`wrote ${golden}`);
+    }
+    const want = fs.readFileSync(golden, "utf8").split("\n");
+    const diff = got.split("\n").map((l, i) => l === want[i] ? null : `  line ${i + 1}: want "${want[i]}", got "${l}"`)
+      .filter(Boolean);
+    check(diff.length === 0 && want.length === lines.length + 1,
+      `every view in both themes matches its description in viewer-golden.txt${diff.length ? "\n" + diff.slice(0, 20).join("\n") : ""}`);
+    fs.writeFileSync(path.join(artifacts, "viewer-described.txt"), got);
   }
 } finally {
   await context.close();
