@@ -542,6 +542,7 @@
   V.clearAll = function () {
     var zoomed = false;
     V.views.forEach(function (v) { if (v.reset && v.reset()) zoomed = true; });
+    if (V.timelineReset && V.timelineReset()) zoomed = true;
     if (zoomed) { V.redraw(); return; }
     if (V.focusFn >= 0) { V.focus(-1); return; }
     if (anyThread || selFrom > 0 || selTo !== Infinity) { V.clearSelection(); return; }

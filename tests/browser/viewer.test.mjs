@@ -37,6 +37,11 @@ const noSourceDb = path.join(work, "phases-nosource.db");
 const noSource = path.join(work, "phases-nosource.html");
 execFileSync(path.join(build, "strobe-synth"), [noSourceDb, "10000", "--phases", "--source=/nonexistent/phases/work.cpp"]);
 execFileSync(path.join(build, "strobe"), ["report", noSourceDb, "-o", noSource]);
+// With 40 idle threads more: 41 threads, the busiest 32 shown.
+const manyDb = path.join(work, "phases-threads.db");
+const many = path.join(work, "phases-threads.html");
+execFileSync(path.join(build, "strobe-synth"), [manyDb, "10000", "--phases", "--idle-threads=40"]);
+execFileSync(path.join(build, "strobe"), ["report", manyDb, "-o", many]);
 
 let failures = 0;
 function check(ok, what) {
@@ -492,6 +497,64 @@ try {
       "and the hottest line is still highlighted");
     bare.done();
     await bare.close();
+  }
+
+
+  // The timeline: the wheel zooms its time axis (the span track follows),
+  // Esc zooms out; the axis stays in sight; the 32 busiest threads shown,
+  // threads with a role first.
+  {
+    const page = await open("timeline");
+    const tl = await page.locator("#timeline-canvas").boundingBox();
+    const axisText = () => page.evaluate(() => document.getElementById("timeline-axis").toDataURL());
+    const before = await axisText();
+    const spanBox = await page.locator("#span-canvas").boundingBox();
+    const spanAt80 = async () => {
+      await page.mouse.move(spanBox.x + spanBox.width * 0.8, spanBox.y + 8);
+      return (await page.textContent("#span-details")).trim();
+    };
+    const unzoomedSpan = await spanAt80();
+    await page.mouse.move(tl.x + tl.width * 0.3, tl.y + 9);
+    await page.mouse.wheel(0, -400);
+    check(await page.isEnabled("#whole-recording") && (await axisText()) !== before,
+      "the wheel zooms the time axis in");
+    // Hovering at the left edge now says a time well after 0.
+    await page.mouse.move(tl.x + 2, tl.y + 9);
+    const leftTime = (await page.textContent("#timeline-tip")).trim().split("  ")[0];
+    check(/^[\d.]+ s$/.test(leftTime) && parseFloat(leftTime) > 1, `its left edge is later than 0 ("${leftTime}")`);
+    // The span "phase one" (0-6 s) reaches 80% of the track's width now.
+    const zoomedSpan = await spanAt80();
+    check(unzoomedSpan === "" && zoomedSpan.startsWith("phase one"),
+      `the span track follows the zoom (at 80% of its width: "${unzoomedSpan}", then "${zoomedSpan}")`);
+    await page.mouse.move(tl.x + tl.width * 0.5, tl.y + 9);
+    await page.keyboard.down("Shift");
+    await page.mouse.wheel(0, 300);
+    await page.keyboard.up("Shift");
+    await page.mouse.move(tl.x + 2, tl.y + 9);
+    const panned = parseFloat((await page.textContent("#timeline-tip")).trim());
+    check(panned > parseFloat(leftTime), `shift+wheel pans later (${leftTime} -> ${panned} s)`);
+    await page.keyboard.press("Escape");
+    check(await page.isDisabled("#whole-recording") && (await axisText()) === before, "Esc zooms the timeline out");
+    page.done();
+    await page.close();
+
+    const crowd = await open("many threads", "", "light", many);
+    const names = await crowd.$$eval("#thread-names div", (ds) => ds.map((d) => d.textContent));
+    const hiddenNote = await crowd.textContent("#hidden-threads");
+    check(names.length === 32 && hiddenNote === "9 threads with the fewest samples hidden",
+      `41 threads: the 32 busiest shown ("${hiddenNote}")`);
+    check(names[0] === "io worker (tid 3039)" && names[1] === "idle-09 (3009)" && !names.includes("idle-08 (3008)"),
+      `threads with a role first, then by name; the least busy hidden (${JSON.stringify(names.slice(0, 3))})`);
+    const box = await crowd.locator("#timeline").boundingBox();
+    const axisBox = await crowd.locator("#timeline-axis").boundingBox();
+    const scrolls = await crowd.$eval("#timeline", (e) => e.scrollHeight > e.clientHeight);
+    check(scrolls && axisBox.y >= box.y + box.height - 1 && axisBox.y < box.y + box.height + 4 && axisBox.y + axisBox.height <= 800,
+      "the rows scroll and the time axis stays in sight below them");
+    await crowd.click("#show-threads");
+    const all = await crowd.$$eval("#thread-names div", (ds) => ds.length);
+    check(all === 41 && (await crowd.textContent("#show-threads")).startsWith("Hide"), `Show all threads shows ${all}`);
+    crowd.done();
+    await crowd.close();
   }
 
   // Acceptance 2: each view in each theme, screenshotted, and described in

@@ -1,6 +1,7 @@
 #include "synth_profile.hpp"
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -188,7 +189,7 @@ void addSynthSpans(model::Profile& p) {
 
 namespace strobe::test {
 
-model::Profile synthPhasesProfile(size_t samples, const std::string& source) {
+model::Profile synthPhasesProfile(size_t samples, const std::string& source, size_t idle_threads) {
   using namespace strobe::model;
   Profile p;
   Meta& m = p.meta();
@@ -240,6 +241,15 @@ model::Profile synthPhasesProfile(size_t samples, const std::string& source) {
   }
   m.duration_ns = samples * period;
   p.addSpan(Span{2000, 0, 0, one * period, p.internString("phase one")});
+  for (size_t k = 0; k < idle_threads; ++k) {
+    auto tid = static_cast<int32_t>(3000 + k);
+    char name[16];
+    std::snprintf(name, sizeof name, "idle-%02zu", k);
+    Thread t{tid, 2000, name};
+    if (k + 1 == idle_threads) t.role = "io worker";
+    p.setThread(t);
+    for (size_t i = 0; i <= k; ++i) p.addSample({(k + i) * period, tid, 1, s_cold, period});
+  }
   return p;
 }
 

@@ -44,7 +44,10 @@ model::Profile synthOffCpuProfile(size_t samples);
 // and cold_c() (1/4, inlined into phase_two). Self shares: hot_a 60%,
 // warm_b 30%, cold_c 10%. hot_a's samples fall on lines 11 (1/6), 12 (3/4,
 // the hottest) and 13 (1/12) of `source`, where it starts at line 10; a
-// span "phase one" covers phase one. Deterministic.
-model::Profile synthPhasesProfile(size_t samples, const std::string& source);
+// span "phase one" covers phase one. `idle_threads` more threads ("idle-00"
+// ..., tid 3000 on) run cold_c() for 1, 2, ... samples each, the last with
+// the role "io worker". Deterministic.
+model::Profile synthPhasesProfile(size_t samples, const std::string& source,
+                                  size_t idle_threads = 0);
 
 }  // namespace strobe::test
