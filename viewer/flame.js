@@ -12,6 +12,11 @@
 
   function make(id, key, label, rootOnTop) {
     var canvas = $(id + "-canvas"), details = $(id + "-details"), resetBtn = $(id + "-reset");
+    // A deep flame graph scrolls; root at the bottom, it stays anchored there.
+    var scroller = $(id + "-scroll"), fromBottom = 0;
+    scroller.addEventListener("scroll", function () {
+      fromBottom = scroller.scrollHeight - scroller.clientHeight - scroller.scrollTop;
+    });
     var bx = [], bw = [], bd = [], bn = [], hover = -1, rows = 1;
     function layout(width) {
       bx.length = bw.length = bd.length = bn.length = 0;
@@ -68,6 +73,7 @@
         }
       }
       resetBtn.disabled = zoomNode === ROOT;
+      if (!rootOnTop) scroller.scrollTop = Math.max(0, scroller.scrollHeight - scroller.clientHeight - fromBottom);
     }
     function boxAt(e) {
       var rect = canvas.getBoundingClientRect(), px = e.clientX - rect.left, py = e.clientY - rect.top;
