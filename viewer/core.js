@@ -639,7 +639,6 @@
 
   // After every view has registered (start.js): the state of the URL.
   V.start = function () {
-    aggregate();
     restoreHash();
     document.body.setAttribute("data-ready", "1");
   };
