@@ -33,6 +33,7 @@
   function draw() {
     var dpr = window.devicePixelRatio || 1, w = canvas.clientWidth;
     if (w <= 0) return;
+    if (V.nT === 0) { details.textContent = "No thread has samples."; canvas.style.height = "0px"; return; }
     var k = thread(), sel = V.selection();
     pick.value = String(k);
     var from = sel.from, to = sel.to === Infinity ? V.endUs : Math.min(sel.to, V.endUs);

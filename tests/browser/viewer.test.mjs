@@ -42,6 +42,11 @@ const manyDb = path.join(work, "phases-threads.db");
 const many = path.join(work, "phases-threads.html");
 execFileSync(path.join(build, "strobe-synth"), [manyDb, "10000", "--phases", "--idle-threads=40"]);
 execFileSync(path.join(build, "strobe"), ["report", manyDb, "-o", many]);
+// And a recording without a sample.
+const emptyDb = path.join(work, "empty.db");
+const empty = path.join(work, "empty.html");
+execFileSync(path.join(build, "strobe-synth"), [emptyDb, "0"]);
+execFileSync(path.join(build, "strobe"), ["report", emptyDb, "-o", empty]);
 
 let failures = 0;
 function check(ok, what) {
@@ -555,6 +560,17 @@ try {
     check(all === 41 && (await crowd.textContent("#show-threads")).startsWith("Hide"), `Show all threads shows ${all}`);
     crowd.done();
     await crowd.close();
+  }
+
+
+  // A recording without a sample: every view opens, without an error.
+  {
+    const page = await open("no samples", "", "light", empty);
+    for (const k of ["1", "2", "3", "4", "5", "6", "7", "8"]) await page.keyboard.press(k);
+    check((await page.textContent("#selection")).startsWith("Selection: 0 of 0 samples"),
+      "a recording without samples opens, every view shown in turn");
+    page.done();
+    await page.close();
   }
 
   // Acceptance 2: each view in each theme, screenshotted, and described in
