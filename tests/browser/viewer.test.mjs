@@ -42,6 +42,11 @@ const manyDb = path.join(work, "phases-threads.db");
 const many = path.join(work, "phases-threads.html");
 execFileSync(path.join(build, "strobe-synth"), [manyDb, "10000", "--phases", "--idle-threads=40"]);
 execFileSync(path.join(build, "strobe"), ["report", manyDb, "-o", many]);
+// The synthetic recording with off-CPU time (worker-2 off CPU from the middle).
+const offDb = path.join(work, "viewer-offcpu.db");
+const off = path.join(work, "viewer-offcpu.html");
+execFileSync(path.join(build, "strobe-synth"), [offDb, "6000", "--off-cpu"]);
+execFileSync(path.join(build, "strobe"), ["report", offDb, "-o", off]);
 // And a recording without a sample.
 const emptyDb = path.join(work, "empty.db");
 const empty = path.join(work, "empty.html");
@@ -569,6 +574,32 @@ try {
     for (const k of ["1", "2", "3", "4", "5", "6", "7", "8"]) await page.keyboard.press(k);
     check((await page.textContent("#selection")).startsWith("Selection: 0 of 0 samples"),
       "a recording without samples opens, every view shown in turn");
+    page.done();
+    await page.close();
+  }
+
+
+  // The stack chart of a thread with off-CPU intervals: drawn in the band
+  // above its samples where it was off CPU (worker-2's second half).
+  {
+    const page = await open("stack chart, off-CPU", "#view=stack&threads=1002", "light", off);
+    // The band's text at fraction x of the width (one point of scanRow).
+    const band = async (x) => {
+      const n = 200, at = await scanRow(page, "stack-canvas", "stack-details", n, { fromTop: 7 });
+      return at[Math.floor(x * n)];
+    };
+    const early = await band(0.25), late = await band(0.75);
+    check(!early.startsWith("off-CPU") && /^off-CPU [\d.]+ [mµ]?s at /.test(late),
+      `worker-2's off-CPU intervals are in the stack chart's band ("${early}", "${late}")`);
+    check((await page.inputValue("#stack-thread")) === "2", "the stack chart shows the selected thread");
+    // r toggles regular expressions.
+    await page.fill("#search", "^synth::h");
+    await page.locator("#search").blur();
+    const plain = await page.textContent("#matched");
+    await page.keyboard.press("r");
+    const rx = await page.textContent("#matched");
+    check(plain === "Matched: 0.0%" && percent(rx) > 0 && await page.isChecked("#search-regex"),
+      `key r turns the search into a regular expression ("${plain}" -> "${rx}")`);
     page.done();
     await page.close();
   }
