@@ -47,16 +47,6 @@ class MaxRate {
   bool ok_ = false;
 };
 
-uint64_t field(const std::string& out, const std::string& key) {
-  std::istringstream in(out);
-  std::string word;
-  while (in >> word) {
-    if (word.rfind(key + "=", 0) == 0) return std::stoull(word.substr(key.size() + 1));
-  }
-  ADD_FAILURE() << "no " << key << "= in: " << out;
-  return 0;
-}
-
 TEST(Throttle, AThrottledThreadKeepsItsCpuTime) {
   MaxRate limit("1000");
   if (!limit.ok()) GTEST_SKIP() << "cannot write " << kMaxRate << " (the test needs root)";
@@ -70,8 +60,8 @@ TEST(Throttle, AThrottledThreadKeepsItsCpuTime) {
   ASSERT_GT(p.meta().throttle_events, 0u) << "the kernel did not throttle: " << ran.err;
   EXPECT_GT(p.meta().throttle_weighted_ns, 0u);
   EXPECT_LE(p.meta().throttle_weighted_ns, p.meta().throttled_ns);
-  const auto steady_tid = static_cast<int32_t>(field(ran.out, "steady_tid"));
-  const double steady_s = static_cast<double>(field(ran.out, "steady_cpu_ns")) / 1e9;
+  const auto steady_tid = static_cast<int32_t>(outputNumber(ran.out, "steady_tid"));
+  const double steady_s = static_cast<double>(outputNumber(ran.out, "steady_cpu_ns")) / 1e9;
   uint64_t weight = 0;
   for (const model::Sample& s : p.samples()) weight += s.tid == steady_tid ? s.weight : 0;
   const double sampled_s = static_cast<double>(weight) / 1e9;
