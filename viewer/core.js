@@ -334,6 +334,18 @@
   var fnFrame = new Int32Array(nFn).fill(-1);
   for (f = 0; f < nF; f++) if (fnFrame[fFn[f]] < 0) fnFrame[fFn[f]] = f;
   V.fnFrame = fnFrame;
+  // Sizes a canvas to w x h CSS pixels at the screen's pixel ratio and
+  // returns its cleared 2D context, in CSS pixels, with `font` set.
+  V.canvasContext = function (canvas, w, h, font) {
+    var dpr = window.devicePixelRatio || 1;
+    canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
+    var c = canvas.getContext("2d");
+    c.setTransform(dpr, 0, 0, dpr, 0, 0);
+    c.clearRect(0, 0, w, h);
+    c.font = font;
+    c.textBaseline = "middle";
+    return c;
+  };
   V.fnName = function (fn) { return S[fName[fnFrame[fn]]]; };
   V.fnMatches = function (fn) { return searching && nameMatch[fName[fnFrame[fn]]] === 1; };
   V.focus = function (fn) {

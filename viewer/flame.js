@@ -40,19 +40,14 @@
     }
     function rowY(d) { return rootOnTop ? d * FROW : (rows - 1 - d) * FROW; }
     function draw() {
-      var dpr = window.devicePixelRatio || 1, w = canvas.clientWidth;
+      var w = canvas.clientWidth;
       if (w <= 0) return;
       layout(w);
       rows = 1;
       for (var i = 0; i < bd.length; i++) if (bd[i] + 1 > rows) rows = bd[i] + 1;
       var h = rows * FROW + 2;
       canvas.style.height = h + "px";
-      canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
-      var c = canvas.getContext("2d");
-      c.setTransform(dpr, 0, 0, dpr, 0, 0);
-      c.clearRect(0, 0, w, h);
-      c.font = "11px ui-monospace, monospace";
-      c.textBaseline = "middle";
+      var c = V.canvasContext(canvas, w, h, "11px ui-monospace, monospace");
       var cw = c.measureText("M").width || 7, focus = V.focusFn;
       for (i = 0; i < bn.length; i++) {
         var x = bn[i], y = rowY(bd[i]);

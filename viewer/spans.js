@@ -90,14 +90,9 @@
   }
 
   function draw() {
-    var dpr = window.devicePixelRatio || 1, w = canvas.clientWidth;
+    var w = canvas.clientWidth;
     if (w <= 0) return;
-    canvas.width = Math.round(w * dpr); canvas.height = Math.round(height * dpr);
-    var c = canvas.getContext("2d");
-    c.setTransform(dpr, 0, 0, dpr, 0, 0);
-    c.clearRect(0, 0, w, height);
-    c.font = "10px sans-serif";
-    c.textBaseline = "middle";
+    var c = V.canvasContext(canvas, w, height, "10px sans-serif");
     var win = V.timeWindow(), scale = w / (win.to - win.from), chosen = null;
     tracks.forEach(function (tr, ti) {
       c.fillStyle = ti % 2 ? V.css("--row-b") : V.css("--row-a");

@@ -31,7 +31,7 @@
   }
   var boxes = [];  // [x0, x1, y, node or -1, label]
   function draw() {
-    var dpr = window.devicePixelRatio || 1, w = canvas.clientWidth;
+    var w = canvas.clientWidth;
     if (w <= 0) return;
     if (V.nT === 0) { details.textContent = "No thread has samples."; canvas.style.height = "0px"; return; }
     var k = thread(), sel = V.selection();
@@ -70,12 +70,7 @@
     }
     var h = top + Math.max(1, deepest) * ROW + 2;
     canvas.style.height = h + "px";
-    canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
-    var c = canvas.getContext("2d");
-    c.setTransform(dpr, 0, 0, dpr, 0, 0);
-    c.clearRect(0, 0, w, h);
-    c.font = "11px ui-monospace, monospace";
-    c.textBaseline = "middle";
+    var c = V.canvasContext(canvas, w, h, "11px ui-monospace, monospace");
     boxes = [];
     // Off-CPU intervals: the first band.
     c.fillStyle = V.css("--row-b");
