@@ -3,7 +3,8 @@
 // shows its name and duration; clicking it selects its time range on its
 // thread (the flame graph and the tables follow); the slowest spans are
 // listed, each a click away. Uses only window.strobeViewer (viewer.js) and
-// the #spans-section markup; names reach the page as text only.
+// the #spans-section markup; names reach the page as text only. The
+// decoded tracks are V.spanTracks, for the stack chart.
 "use strict";
 (function () {
   var V = window.strobeViewer;
@@ -48,6 +49,7 @@
     }
     tracks.push(tr);
   });
+  V.spanTracks = tracks;
   if (!tracks.length) return;  // the section stays hidden
   $("spans-section").hidden = false;
   $("span-summary").textContent = V.grouped(all.length) + " spans" +
@@ -88,21 +90,17 @@
   }
 
   function draw() {
-    var dpr = window.devicePixelRatio || 1, w = canvas.clientWidth;
+    var w = canvas.clientWidth;
     if (w <= 0) return;
-    canvas.width = Math.round(w * dpr); canvas.height = Math.round(height * dpr);
-    var c = canvas.getContext("2d");
-    c.setTransform(dpr, 0, 0, dpr, 0, 0);
-    c.clearRect(0, 0, w, height);
-    c.font = "10px sans-serif";
-    c.textBaseline = "middle";
-    var scale = w / V.endUs, chosen = null;
+    var c = V.canvasContext(canvas, w, height, "10px sans-serif");
+    var win = V.timeWindow(), scale = w / (win.to - win.from), chosen = null;
     tracks.forEach(function (tr, ti) {
-      c.fillStyle = ti % 2 ? "#f6f6f6" : "#fff";
+      c.fillStyle = ti % 2 ? V.css("--row-b") : V.css("--row-a");
       c.fillRect(0, tr.y, w, tr.h);
       for (var i = 0; i < tr.start.length; i++) {
         var d = Math.min(tr.depth[i], MAX_LANES - 1);
-        var x0 = tr.start[i] * scale, x1 = (tr.start[i] + tr.dur[i]) * scale;
+        var x0 = (tr.start[i] - win.from) * scale, x1 = (tr.start[i] + tr.dur[i] - win.from) * scale;
+        if (x1 < 0 || x0 > w) continue;
         var y = tr.y + 2 + d * LANE;
         c.fillStyle = color(tr.name[i]);
         c.fillRect(x0, y, Math.max(1, x1 - x0 - (x1 - x0 > 3 ? 1 : 0)), LANE - 2);
@@ -125,7 +123,8 @@
   // The span under the mouse: its track and index, or null.
   function spanAt(e) {
     var rect = canvas.getBoundingClientRect(), x = e.clientX - rect.left, y = e.clientY - rect.top;
-    var w = canvas.clientWidth, t = x / w * V.endUs, slack = 2 / w * V.endUs;
+    var win = V.timeWindow(), w = canvas.clientWidth, span = win.to - win.from;
+    var t = win.from + x / w * span, slack = 2 / w * span;
     for (var ti = 0; ti < tracks.length; ti++) {
       var tr = tracks[ti];
       if (y < tr.y || y >= tr.y + tr.h) continue;
@@ -193,11 +192,9 @@
 
   // Where a span is drawn, for tests and tools: {x, y} in CSS pixels of the canvas.
   V.spanPosition = function (ti, i) {
-    var tr = tracks[ti], w = canvas.clientWidth;
-    return { x: (tr.start[i] + tr.dur[i] / 2) / V.endUs * w,
+    var tr = tracks[ti], w = canvas.clientWidth, win = V.timeWindow();
+    return { x: (tr.start[i] + tr.dur[i] / 2 - win.from) / (win.to - win.from) * w,
       y: tr.y + 2 + Math.min(tr.depth[i], MAX_LANES - 1) * LANE + LANE / 2 };
   };
   V.listeners.push(draw);
-  window.addEventListener("resize", draw);
-  draw();
 })();

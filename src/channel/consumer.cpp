@@ -95,11 +95,13 @@ Result<std::unique_ptr<Consumer>> Consumer::fromMapping(uint8_t* base, size_t si
                      "use a strobe and a libstrobe of the same version", ErrorKind::kUnsupported);
   }
   const uint64_t total = h.total_bytes;
+  // Offsets within the mapping first: the sums below cannot wrap then.
   bool ok = h.header_bytes == kHeaderBytes && total <= size && h.slot_count >= 1 &&
             h.slot_count <= 65536 && powerOfTwo(h.ring_bytes) && h.ring_bytes >= 4096 &&
             h.ring_bytes <= (1U << 26) && h.slot_bytes == kSlotHeaderBytes + h.ring_bytes &&
             h.max_names <= (1U << 20) && h.name_bytes <= (1U << 26) &&
-            h.names_offset >= kHeaderBytes && h.slots_offset % 8 == 0 &&
+            h.names_offset >= kHeaderBytes && h.names_offset <= total && h.slots_offset <= total &&
+            h.slots_offset % 8 == 0 &&
             h.names_offset + uint64_t{h.max_names} * 4 + h.name_bytes <= h.slots_offset &&
             h.slots_offset + uint64_t{h.slot_count} * h.slot_bytes <= total;
   if (!ok) return corrupt("inconsistent layout");

@@ -1,6 +1,4 @@
 // strobe annotate [FILE] FUNCTION [--no-source] [--threshold PCT]
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -16,6 +14,7 @@
 #include "base/terminal_text.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/source_files.hpp"
 #include "model/aggregate.hpp"
 #include "output/annotate.hpp"
 #include "output/annotate_writer.hpp"
@@ -32,56 +31,6 @@ struct AnnotateArgs {
   std::string function;
   bool no_source = false;
   double threshold = 0;
-};
-
-// Source files read on demand, once each, for their lines. Only regular
-// files up to kMaxSourceBytes (a FIFO or device named as a source must not
-// hang or flood the annotation).
-class SourceFiles {
- public:
-  std::optional<std::string> line(const std::string& file, uint32_t n) {
-    auto [it, fresh] = files_.try_emplace(file);
-    if (fresh) it->second = load(file);
-    const std::vector<std::string>* lines = it->second ? &*it->second : nullptr;
-    if (lines == nullptr || n == 0 || n > lines->size()) return std::nullopt;
-    return (*lines)[n - 1];
-  }
-
- private:
-  static constexpr off_t kMaxSourceBytes = off_t{16} << 20;
-
-  static std::optional<std::vector<std::string>> load(const std::string& file) {
-    int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return std::nullopt;
-    struct stat st {};
-    std::string text;
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= kMaxSourceBytes) {
-      text.resize(static_cast<size_t>(st.st_size));
-      size_t done = 0;
-      while (done < text.size()) {
-        ssize_t n = ::read(fd, text.data() + done, text.size() - done);
-        if (n <= 0) break;
-        done += static_cast<size_t>(n);
-      }
-      text.resize(done);
-    } else {
-      ::close(fd);
-      return std::nullopt;
-    }
-    ::close(fd);
-    std::vector<std::string> lines;
-    size_t at = 0;
-    while (at < text.size()) {
-      size_t nl = text.find('\n', at);
-      if (nl == std::string::npos) nl = text.size();
-      size_t end = nl > at && text[nl - 1] == '\r' ? nl - 1 : nl;
-      lines.push_back(text.substr(at, end - at));
-      at = nl + 1;
-    }
-    return lines;
-  }
-
-  std::map<std::string, std::optional<std::vector<std::string>>> files_;
 };
 
 bool useColor() {

@@ -90,19 +90,25 @@ int main(int argc, char** argv) {
   const auto named = std::find_if(std::begin(subcommands), std::end(subcommands), [&](auto& s) {
     return !args.empty() && args.front() == s.first;
   });
-  const char* kCommands = "strobe record, top, report, query, list or symbolize (strobe --help)";
+  // The hint names every command of the table above, in its order.
+  std::string use = "use strobe";
+  for (size_t i = 0; i < std::size(subcommands); ++i) {
+    use += i == 0 ? " " : i + 1 == std::size(subcommands) ? " or " : ", ";
+    use += subcommands[i].first;
+  }
+  use += " (strobe --help)";
   if (args.empty()) {
-    strobe::logError("no command given", std::string("use ") + kCommands);
+    strobe::logError("no command given", use);
     return kExitUsage;
   }
   if (named == std::end(subcommands)) {
     const std::string& first = args.front();
     if (first[0] != '-') {
-      strobe::logError("unknown command '" + first + "'", std::string("use ") + kCommands);
+      strobe::logError("unknown command '" + first + "'", use);
       return kExitUsage;
     }
     if (first != "-h" && first != "--help" && first != "--help-all" && first != "--version") {
-      strobe::logError("unknown option '" + first + "'", std::string("use ") + kCommands);
+      strobe::logError("unknown option '" + first + "'", use);
       return kExitUsage;
     }
   }

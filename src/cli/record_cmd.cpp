@@ -26,6 +26,7 @@
 #include "output/text_report.hpp"
 #include "output/text_width.hpp"
 #include "output/unsampled_threads.hpp"
+#include "perf/event.hpp"
 #include "record/proc.hpp"
 #include "record/session.hpp"
 #include "record/wait_reason.hpp"
@@ -127,9 +128,16 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
                            100.0 * (lost_share > kLostWarnShare ? lost_share : worst)),
                "lower the rate (-F) or enlarge the ring (--mmap-pages, e.g. 512)");
   }
-  if (out.stats.throttled > 0) {
-    logWarning(fmt::format("the kernel throttled sampling {} times", out.stats.throttled),
-               "lower -F below kernel.perf_event_max_sample_rate");
+  if (out.malformed_records > 0) {
+    logWarning(fmt::format("{} perf record{} did not decode and {} dropped", out.malformed_records,
+                           out.malformed_records == 1 ? "" : "s",
+                           out.malformed_records == 1 ? "was" : "were"),
+               "this is a defect in strobe: please report it with the kernel version");
+  }
+  if (std::string s = output::throttledLine(m); !s.empty()) {
+    const uint64_t rate = perf::readMaxSampleRate();
+    logWarning(s, fmt::format("{}{}", output::kThrottledHint,
+                              rate != 0 ? fmt::format(" (it is {} now)", rate) : std::string()));
   }
   if (std::string s = output::stackCompletenessLine(p); !s.empty()) {
     fmt::print(err, "strobe: stacks: {}\n", s);

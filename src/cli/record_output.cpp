@@ -91,6 +91,8 @@ void RecordOutput::onTick(const model::Profile& p, const record::TickInfo& t) {
   if (t.stats != nullptr) {
     meta.lost_samples = t.stats->lost;
     meta.throttle_events = t.stats->throttled;
+    meta.throttled_ns = t.stats->throttled_ns;
+    meta.throttle_weighted_ns = t.stats->throttle_weighted_ns;
   }
   stream_->append(p, meta);
   if (Status st = stream_->status(); !st && !warned_) {

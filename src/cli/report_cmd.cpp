@@ -10,6 +10,7 @@
 #include "base/log.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/source_files.hpp"
 #include "model/address_table.hpp"
 #include "model/filter.hpp"
 #include "model/measure.hpp"
@@ -74,6 +75,8 @@ int runReport(const ReportArgs& a) {
     return kExitUsage;
   }
   opt.source = a.file;
+  SourceFiles sources;  // the html viewer embeds the hottest functions' lines
+  opt.source_lines = [&sources](const std::string& f) { return sources.lines(f); };
   opt.no_inline = a.no_inline;
   opt.tree = a.tree;
   opt.per_thread = a.per_thread;

@@ -185,6 +185,12 @@ struct Meta {
   std::string strobe_version;
   uint64_t lost_samples = 0;     // reported by the kernel in LOST records
   uint64_t throttle_events = 0;  // THROTTLE records
+  // How long the kernel kept sampling throttled (THROTTLE to UNTHROTTLE, all
+  // events), and how much of the CPU time that went unsampled then was
+  // given back to the weight of the sample each throttle began with
+  // (record/throttle_account.hpp).
+  uint64_t throttled_ns = 0;
+  uint64_t throttle_weighted_ns = 0;
   // Threads that exited unsampled (each ran less than one sampling period)
   // and what they counted (ns of CPU for time events); inherited events only.
   uint64_t unsampled_threads = 0;

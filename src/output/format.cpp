@@ -202,7 +202,7 @@ Status writeSelected(const model::Profile& p, Format f, const ReportOptions& opt
       st = writeCsvTable(p, table, out);
       break;
     case Format::kHtml:
-      st = writeHtml(p, HtmlOptions{opt.no_inline, opt.source}, out);
+      st = writeHtml(p, HtmlOptions{opt.no_inline, opt.source, opt.source_lines}, out);
       break;
   }
   if (!st) return st;

@@ -16,9 +16,11 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.hpp"
 #include "model/aggregate.hpp"
@@ -52,6 +54,9 @@ struct ReportOptions {
   bool header = true;       // text: the recording summary above the table
   size_t width = 0;         // text: columns names must fit in; 0: no limit (text_width.hpp)
   std::string source;       // text: how to name the recording in the header
+  // html: the lines of a source file, nullptr when it cannot be read; unset:
+  // no source text is embedded (line numbers only).
+  std::function<const std::vector<std::string>*(const std::string& file)> source_lines;
   // The span table (report --spans) instead: text, json or csv only.
   bool spans = false;
   std::string span_selection;  // text: the header's line for a span filter (set by writeFormat)

@@ -92,13 +92,69 @@ class StringTable {
   std::vector<std::string> list_;
 };
 
-// The trie of display frames (inline chains expanded or folded as the
-// FrameTable says): model stacks with the same frames share a node. Nodes
-// are numbered as they are made, so a parent's id is below its children's.
+// A trie whose nodes are (parent, frame, line), numbered as they are made
+// (a parent's id is below its children's), found through an
+// open-addressing table of node ids (kNone: empty), at most half full.
+class NodeTable {
+ public:
+  uint32_t child(uint32_t parent, uint32_t frame, uint32_t line) {
+    if (2 * (parents_.size() + 1) > slots_.size()) grow();
+    size_t mask = slots_.size() - 1;
+    for (size_t i = hash(parent, frame, line) & mask;; i = (i + 1) & mask) {
+      uint32_t id = slots_[i];
+      if (id == kNone) {
+        id = static_cast<uint32_t>(parents_.size());
+        parents_.push_back(parent);
+        frames_.push_back(frame);
+        lines_.push_back(line);
+        slots_[i] = id;
+        return id;
+      }
+      if (parents_[id] == parent && frames_[id] == frame && lines_[id] == line) return id;
+    }
+  }
+  size_t size() const { return parents_.size(); }
+  const std::vector<uint32_t>& parents() const { return parents_; }
+  const std::vector<uint32_t>& frames() const { return frames_; }
+  const std::vector<uint32_t>& lines() const { return lines_; }
+
+ private:
+  static size_t hash(uint32_t parent, uint32_t frame, uint32_t line) {
+    uint64_t k = (static_cast<uint64_t>(parent) << 32 | frame) * 0x9E3779B97F4A7C15ULL;
+    k ^= (k >> 29) + line * 0xC2B2AE3D27D4EB4FULL;
+    return static_cast<size_t>(k ^ (k >> 31));
+  }
+  void grow() {
+    std::vector<uint32_t> old(std::max<size_t>(1024, slots_.size() * 2), kNone);
+    old.swap(slots_);
+    size_t mask = slots_.size() - 1;
+    for (uint32_t id = 0; id < parents_.size(); ++id) {
+      size_t i = hash(parents_[id], frames_[id], lines_[id]) & mask;
+      while (slots_[i] != kNone) i = (i + 1) & mask;
+      slots_[i] = id;
+    }
+  }
+
+  std::vector<uint32_t> slots_;  // size: 0 or a power of two
+  std::vector<uint32_t> parents_;
+  std::vector<uint32_t> frames_;
+  std::vector<uint32_t> lines_;
+};
+
+// The stacks as the page gets them: a trie of (display frame, line) nodes
+// (inline chains expanded or folded as the FrameTable says; model stacks
+// with the same frames and lines share a node), and for each such node its
+// display node, the trie of frames alone that the flame graph draws. A
+// frame's line is the line its function was at (the call site for a
+// caller), 0 when unknown or in another file than the function's.
 class DisplayTrie {
  public:
-  DisplayTrie(const model::Profile& p, const FrameTable& table)
-      : p_(p), table_(table), memo_(p.stacks().size(), kNone), memo_fn_(p.stacks().size(), kNone) {}
+  DisplayTrie(const model::Profile& p, const FrameTable& table, bool no_inline)
+      : p_(p),
+        table_(table),
+        no_inline_(no_inline),
+        memo_(p.stacks().size(), kNone),
+        memo_fn_(p.stacks().size(), kNone) {}
 
   // The node of a model stack's leaf; kNone for an empty stack.
   uint32_t nodeOf(model::StackId leaf) {
@@ -119,7 +175,9 @@ class DisplayTrie {
       for (size_t k = ids.size(); k-- > 0;) {
         // A function calling its own clone is one frame (model/frames.hpp).
         if (model::isCloneCall(p_, fns[k], caller)) continue;
-        node = child(node, ids[k]);
+        uint32_t display = node == kNone ? kNone : display_of_[node];
+        node = raw_.child(node, ids[k], lineOf(lid, k));
+        if (node == display_of_.size()) display_of_.push_back(display_.child(display, ids[k], 0));
         caller = fns[k];
       }
       memo_[*it] = node;
@@ -127,52 +185,32 @@ class DisplayTrie {
     }
     return node;
   }
-  const std::vector<uint32_t>& parents() const { return parents_; }
-  const std::vector<uint32_t>& frames() const { return frames_; }
+  const NodeTable& raw() const { return raw_; }
+  const std::vector<uint32_t>& displayOf() const { return display_of_; }
+  size_t displayCount() const { return display_.size(); }
 
  private:
-  // The node (parent, frame), made when new. Nodes are found through an
-  // open-addressing table of node ids (kNone: empty), at most half full.
-  uint32_t child(uint32_t parent, uint32_t frame) {
-    if (2 * (parents_.size() + 1) > slots_.size()) grow();
-    size_t mask = slots_.size() - 1;
-    for (size_t i = hash(parent, frame) & mask;; i = (i + 1) & mask) {
-      uint32_t id = slots_[i];
-      if (id == kNone) {
-        id = static_cast<uint32_t>(parents_.size());
-        parents_.push_back(parent);
-        frames_.push_back(frame);
-        slots_[i] = id;
-        return id;
-      }
-      if (parents_[id] == parent && frames_[id] == frame) return id;
-    }
-  }
-  static size_t hash(uint32_t parent, uint32_t frame) {
-    uint64_t k = (static_cast<uint64_t>(parent) << 32 | frame) * 0x9E3779B97F4A7C15ULL;
-    return static_cast<size_t>(k ^ (k >> 29));
-  }
-  void grow() {
-    std::vector<uint32_t> old(std::max<size_t>(1024, slots_.size() * 2), kNone);
-    old.swap(slots_);
-    size_t mask = slots_.size() - 1;
-    for (uint32_t id = 0; id < parents_.size(); ++id) {
-      size_t i = hash(parents_[id], frames_[id]) & mask;
-      while (slots_[i] != kNone) i = (i + 1) & mask;
-      slots_[i] = id;
-    }
+  // The line of a location's k-th frame (innermost first), 0 when unknown
+  // or in another file than its function's.
+  uint32_t lineOf(model::LocationId lid, size_t k) const {
+    const std::vector<model::Line>& lines = p_.locations()[lid].lines;
+    if (lines.empty()) return 0;
+    const model::Line& l = no_inline_ ? lines.back() : lines[std::min(k, lines.size() - 1)];
+    if (l.function >= p_.functions().size()) return 0;
+    return model::lineFile(p_, l) == p_.functions()[l.function].file ? l.line : 0;
   }
 
   const model::Profile& p_;
   const FrameTable& table_;
+  bool no_inline_;
   std::vector<uint32_t> memo_;  // per model stack: its node, or kNone until made
   // Per model stack: the function of its innermost frame (clone callers are
   // judged by the path's real functions).
   std::vector<model::FunctionId> memo_fn_;
   std::vector<model::StackId> pending_;
-  std::vector<uint32_t> slots_;  // size: 0 or a power of two
-  std::vector<uint32_t> parents_;
-  std::vector<uint32_t> frames_;
+  NodeTable raw_;
+  NodeTable display_;
+  std::vector<uint32_t> display_of_;  // per raw node
 };
 
 template <std::integral Int>
@@ -225,6 +263,100 @@ std::string metaJson(const model::Profile& p, const HtmlOptions& opt) {
   s.back() = '}';
   s += ',';
   return s;
+}
+
+// The source text of the hottest functions, for the viewer's source view:
+// the functions that hold kSourceShare of the self time (at most
+// kSourceFunctions), each from its first line to its last sampled line (a
+// little more on both sides), ranges of one file merged, up to
+// kSourceBytes in all. A file that cannot be read is left out (the view
+// then shows line numbers alone). `"sources":[...],` with the file as a
+// string index.
+constexpr double kSourceShare = 0.9;
+constexpr size_t kSourceFunctions = 200;
+constexpr size_t kSourceBytes = size_t{1} << 20;
+constexpr uint32_t kSourceMargin = 2;
+constexpr size_t kSourceLineChars = 400;
+
+std::string sourcesJson(const model::Profile& p, const FrameTable& table, const DisplayTrie& trie,
+                        const std::vector<model::Sample>& samples,
+                        const std::vector<uint32_t>& node_of, const HtmlOptions& opt,
+                        StringTable& strings) {
+  std::string json = R"("sources":[)";
+  if (!opt.source_lines) return json + "],";
+  const size_t nfn = p.functions().size();
+  auto fnOfNode = [&](uint32_t n) {
+    const model::Frame& f = table.frames()[trie.raw().frames()[n]];
+    return f.line != nullptr ? f.line->function : kNone;
+  };
+  std::vector<double> self(nfn, 0);
+  double all = 0;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    all += static_cast<double>(samples[i].weight);
+    if (node_of[i] == kNone) continue;
+    model::FunctionId fn = fnOfNode(node_of[i]);
+    if (fn < nfn) self[fn] += static_cast<double>(samples[i].weight);
+  }
+  std::vector<uint32_t> lo(nfn, UINT32_MAX), hi(nfn, 0);
+  for (uint32_t n = 0; n < trie.raw().size(); ++n) {
+    model::FunctionId fn = fnOfNode(n);
+    uint32_t line = trie.raw().lines()[n];
+    if (fn >= nfn || line == 0) continue;
+    lo[fn] = std::min(lo[fn], line);
+    hi[fn] = std::max(hi[fn], line);
+  }
+  std::vector<model::FunctionId> order;
+  for (model::FunctionId fn = 0; fn < nfn; ++fn) {
+    if (self[fn] > 0) order.push_back(fn);
+  }
+  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return self[a] > self[b]; });
+  std::map<std::string, std::vector<std::pair<uint32_t, uint32_t>>> ranges;  // per file
+  double covered = 0;
+  for (size_t k = 0; k < order.size() && k < kSourceFunctions && covered < kSourceShare * all;
+       ++k) {
+    model::FunctionId fn = order[k];
+    covered += self[fn];
+    const model::Function& f = p.functions()[fn];
+    if (f.file == model::kEmptyString || hi[fn] == 0) continue;
+    uint32_t first = std::min(lo[fn], f.start_line != 0 ? f.start_line : lo[fn]);
+    first = first > kSourceMargin ? first - kSourceMargin : 1;
+    ranges[std::string(p.str(f.file))].emplace_back(first, hi[fn] + kSourceMargin);
+  }
+  size_t bytes = 0;
+  bool any = false;
+  for (auto& [file, list] : ranges) {
+    const std::vector<std::string>* text = opt.source_lines(file);
+    if (text == nullptr || text->empty()) continue;
+    std::sort(list.begin(), list.end());
+    std::vector<std::pair<uint32_t, uint32_t>> merged;
+    for (const auto& r : list) {
+      if (!merged.empty() && r.first <= merged.back().second + 10) {
+        merged.back().second = std::max(merged.back().second, r.second);
+      } else {
+        merged.push_back(r);
+      }
+    }
+    for (auto [first, last] : merged) {
+      last = std::min<uint32_t>(last, static_cast<uint32_t>(text->size()));
+      if (first > last) continue;
+      std::string part = any ? "," : "";
+      part += R"({"file":)" + std::to_string(strings.intern(file)) + R"(,"first":)" +
+              std::to_string(first) + R"(,"lines":[)";
+      for (uint32_t l = first; l <= last; ++l) {
+        const std::string& line = (*text)[l - 1];
+        if (l > first) part += ',';
+        appendScriptJson(part, line.size() <= kSourceLineChars
+                                   ? line
+                                   : line.substr(0, kSourceLineChars) + "...");
+      }
+      part += "]}";
+      if (bytes + part.size() > kSourceBytes) return json + "],";
+      bytes += part.size();
+      json += part;
+      any = true;
+    }
+  }
+  return json + "],";
 }
 
 }  // namespace
@@ -285,16 +417,17 @@ Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* fil
   for (const auto& [tid, idx] : per_thread) tids.insert(tid);
   for (const auto& [tid, v] : spans_of) tids.insert(tid);
   const std::vector<uint32_t> none;
-  DisplayTrie trie(p, table);
+  DisplayTrie trie(p, table, opt.no_inline);
   std::vector<uint32_t> node_of(samples.size());
   for (uint32_t i = 0; i < samples.size(); ++i) node_of[i] = trie.nodeOf(samples[i].stack);
+  const std::string sources = sourcesJson(p, table, trie, samples, node_of, opt, strings);
 
   FileBuffer out(file);
   out.append(kViewerHtml.substr(0, css_at));
   out.append(kViewerCss);
   out.append(kViewerHtml.substr(css_at + kCssMarker.size(), data_at - css_at - kCssMarker.size()));
 
-  std::string head = R"({"format":"strobe-html","version":2,)";
+  std::string head = R"({"format":"strobe-html","version":3,)";
   head += metaJson(p, opt);
   appendField(head, "time_unit_ns", kTimeUnitNs);
   head += R"("strings":[)";
@@ -312,21 +445,32 @@ Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* fil
   out.append(head);
   out.append(frames);
   head = "\",";
-  appendField(head, "node_count", trie.parents().size());
+  appendField(head, "node_count", trie.raw().size());
+  appendField(head, "display_node_count", trie.displayCount());
   head += R"("nodes":")";
   out.append(head);
+  // Per node: its id minus its parent's (id + 1 at a root), frame, line,
+  // and 0 when it is the first node of the next display node, else how
+  // many display nodes back its display node is.
   std::string chunk;
-  for (uint32_t n = 0; n < trie.parents().size(); ++n) {
-    uint32_t parent = trie.parents()[n];
+  uint32_t next_display = 0;
+  for (uint32_t n = 0; n < trie.raw().size(); ++n) {
+    uint32_t parent = trie.raw().parents()[n];
     appendVlq(chunk, parent == kNone ? uint64_t{n} + 1 : n - parent);
-    appendVlq(chunk, trie.frames()[n]);
+    appendVlq(chunk, trie.raw().frames()[n]);
+    appendVlq(chunk, trie.raw().lines()[n]);
+    uint32_t d = trie.displayOf()[n];
+    appendVlq(chunk, d == next_display ? 0 : next_display - d);
+    if (d == next_display) ++next_display;
     if (chunk.size() > 60'000) {
       out.append(chunk);
       chunk.clear();
     }
   }
   out.append(chunk);
-  out.append("\",\"threads\":[");
+  out.append("\",");
+  out.append(sources);
+  out.append("\"threads\":[");
 
   // (time delta in µs, node delta, weight delta) per sample, in time order.
   auto appendSamples = [&](FileBuffer& dst, const std::vector<uint32_t>& list) {
@@ -398,7 +542,6 @@ Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* fil
   out.append(
       kViewerHtml.substr(data_at + kDataMarker.size(), js_at - data_at - kDataMarker.size()));
   out.append(kViewerJs);
-  out.append(kViewerSpansJs);
   out.append(kViewerHtml.substr(js_at + kJsMarker.size()));
   if (!out.flush()) {
     return systemError("cannot write the report", "check the output path and free space");

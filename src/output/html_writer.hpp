@@ -1,8 +1,9 @@
 // The HTML viewer: one self-contained page (viewer/ embedded at build time,
 // nothing fetched, a Content-Security-Policy that forbids fetching) with the
 // profile inside as compact JSON. The page shows the recording's header, a
-// timeline per thread, an interactive flame graph (zoom, search, hover) and
-// the top functions, for a selection of threads and a time range.
+// timeline per thread and, for a selection of threads and a time range, the
+// views of viewer/README.md (flame graph, icicle, call trees, sandwich, top
+// functions, stack chart) with search, keys and a URL that keeps the state.
 //
 // The embedded data (docs/FORMATS.md, "html"): interned strings; frames
 // (with the function identity the table counts by) and stack-trie nodes
@@ -18,7 +19,9 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "base/result.hpp"
 #include "model/profile.hpp"
@@ -28,6 +31,9 @@ namespace strobe::output {
 struct HtmlOptions {
   bool no_inline = false;
   std::string source;  // how to name the recording when it has no command
+  // The lines of a source file (nullptr: unreadable), for the source text
+  // of the hottest functions; unset: none is embedded.
+  std::function<const std::vector<std::string>*(const std::string& file)> source_lines;
 };
 
 Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* out);

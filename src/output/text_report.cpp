@@ -84,10 +84,15 @@ std::string formatTarget(const model::Meta& m) {
 }
 
 std::string fewSamplesNote(double max_error_pct) {
+  // Among many samples a rare function's error is small: "+-0.0" would read
+  // as none.
+  const std::string error = max_error_pct >= 0.1    ? fmt::format("about +-{:.1f}", max_error_pct)
+                            : max_error_pct >= 0.01 ? fmt::format("about +-{:.2f}", max_error_pct)
+                                                    : std::string("less than +-0.01");
   return fmt::format(
-      "* fewer than {} samples: such a share is uncertain by about +-{:.1f} points (one binomial "
-      "standard error); record longer or at a higher -F",
-      model::kFewSamples, max_error_pct);
+      "* fewer than {} samples: such a share is uncertain by {} points (one binomial standard "
+      "error); record longer or at a higher -F",
+      model::kFewSamples, error);
 }
 
 void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* out) {
@@ -279,6 +284,7 @@ void writeTextReport(const model::Profile& p, const TextOptions& opt, const std:
     fmt::print(out, "{}", offCpuHeader(recording));
     if (std::string s = stackCompletenessLine(p); !s.empty()) fmt::print(out, "stacks:    {}\n", s);
     if (std::string s = unsampledThreadsLine(m); !s.empty()) fmt::print(out, "unsampled: {}\n", s);
+    if (std::string s = throttledLine(m); !s.empty()) fmt::print(out, "throttled: {}\n", s);
     if (std::string s = refusedThreadsLine(p); !s.empty()) fmt::print(out, "refused:   {}\n", s);
     if (!m.stopped_reason.empty()) {
       fmt::print(out, "stopped:   {}\n", terminalSafe(m.stopped_reason));

@@ -36,6 +36,20 @@ std::string unsampledThreadsLine(const model::Meta& m) {
                      m.kernel_time != 0 ? "" : ", or only in the kernel (not sampled here)");
 }
 
+std::string throttledLine(const model::Meta& m) {
+  if (m.throttle_events == 0) return {};
+  std::string line =
+      fmt::format("the kernel throttled sampling {} time{}, for {} in all", m.throttle_events,
+                  m.throttle_events == 1 ? "" : "s", formatDuration(m.throttled_ns));
+  if (m.throttle_weighted_ns != 0) {
+    line += fmt::format(
+        "; {} of CPU that went unsampled then is weighted onto the sample each throttle began "
+        "with",
+        formatDuration(m.throttle_weighted_ns));
+  }
+  return line;
+}
+
 namespace {
 
 // Whose CPU target_cpu_ns is.

@@ -24,6 +24,15 @@ namespace strobe::output {
 
 // The line without a trailing newline; "" when no thread went unsampled.
 std::string unsampledThreadsLine(const model::Meta& m);
+// The line for sampling the kernel throttled, e.g.
+//   the kernel throttled sampling 1523 times, for 0.85 s in all; 0.80 s of
+//   CPU that went unsampled then is weighted onto the sample each throttle
+//   began with
+// "" when it did not (model::Meta::throttle_events).
+std::string throttledLine(const model::Meta& m);
+inline constexpr const char* kThrottledHint =
+    "lower -F, or use -g fp (a smaller sample): the kernel lowers "
+    "kernel.perf_event_max_sample_rate when its sampling interrupt runs long";
 // The line without a trailing newline; "" when no thread was refused.
 std::string refusedThreadsLine(const model::Profile& p);
 // The sampled CPU (the CPU samples only, whatever the view: off-CPU

@@ -1,5 +1,6 @@
-// The HTML viewer's files (viewer/viewer.html, .css, .js), embedded at build
-// time by viewer/embed.cmake: the html writer needs no file at run time.
+// The HTML viewer's files (viewer/viewer.html, viewer.css and its scripts,
+// joined in the order they run), embedded at build time by
+// viewer/embed.cmake: the html writer needs no file at run time.
 // viewer.html holds the markers /*STROBE:CSS*/, /*STROBE:DATA*/ and
 // /*STROBE:JS*/ where the writer puts the style, the profile and the script.
 // Thread safety: immutable constants. Not NUL-terminated: use the size.
@@ -12,7 +13,5 @@ namespace strobe::output {
 extern const std::string_view kViewerHtml;
 extern const std::string_view kViewerCss;
 extern const std::string_view kViewerJs;
-// viewer/spans.js: the span tracks, written right after kViewerJs.
-extern const std::string_view kViewerSpansJs;
 
 }  // namespace strobe::output

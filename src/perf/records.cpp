@@ -321,7 +321,9 @@ Result<Record> decodeOther(const perf_event_header* hdr, const uint8_t* bytes, s
       ThrottleRecord t;
       t.throttle = type == PERF_RECORD_THROTTLE;
       body.get(t.time);
-      body.skip(16);  // id, stream_id
+      body.get(t.id);
+      body.skip(8);  // stream_id
+      t.tid = id.tid;
       return done(t);
     }
     default:

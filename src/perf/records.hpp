@@ -106,6 +106,8 @@ struct LostRecord {
 struct ThrottleRecord {
   bool throttle = false;
   uint64_t time = 0;
+  uint64_t id = 0;   // the throttled event's id
+  uint32_t tid = 0;  // the thread running (the sample_id trailer)
 };
 
 // PERF_RECORD_READ: an inherited event's count for a thread that exited

@@ -4,6 +4,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "model/aggregate.hpp"
 #include "model/measure.hpp"
 #include "model/module_path.hpp"
 #include "model/synthetic_frames.hpp"
@@ -123,7 +124,10 @@ model::StackEnd Converter::unwindSample(const perf::SampleRecord& r, AddressSpac
 }
 
 Converter::Converter(model::Profile& profile, uint64_t start_ns)
-    : profile_(profile), start_ns_(start_ns), kind_(model::kindOfEvent(profile.meta().event)) {}
+    : profile_(profile),
+      start_ns_(start_ns),
+      throttle_(model::isTimeEvent(profile.meta().event)),
+      kind_(model::kindOfEvent(profile.meta().event)) {}
 
 void Converter::apply(const perf::Record& r, Stream stream) {
   if (stream == Stream::kOffCpu) {
@@ -225,6 +229,8 @@ void Converter::onTask(const perf::TaskRecord& r) {
   if (!r.is_fork) {
     if (off_cpu_ != nullptr) off_cpu_->onExit(static_cast<int32_t>(r.tid), r.time);
     if (r.pid == r.tid) exited_[static_cast<int32_t>(r.pid)] = r.time;
+    throttle_.onExit(static_cast<int32_t>(r.tid), r.time, profile_.mutableSamples());
+    noteThrottles();
     return;
   }
   if (off_cpu_ != nullptr) off_cpu_->onFork(static_cast<int32_t>(r.tid));
@@ -277,6 +283,22 @@ void Converter::onSample(const perf::SampleRecord& r) {
   model::Sample s{t, tid, r.cpu, stack, r.period, end};
   s.kind = kind_;
   profile_.addSample(s);
+  throttle_.onSample(tid, profile_.samples().size() - 1);
+}
+
+void Converter::onThrottle(const perf::ThrottleRecord& r) {
+  if (r.throttle) {
+    ++stats_.throttled;
+    throttle_.onThrottle(r.id, static_cast<int32_t>(r.tid), r.time);
+  } else {
+    throttle_.onUnthrottle(r.id, r.time, profile_.mutableSamples());
+    noteThrottles();
+  }
+}
+
+void Converter::noteThrottles() {
+  stats_.throttled_ns = throttle_.throttledNs();
+  stats_.throttle_weighted_ns = throttle_.weightedNs();
 }
 
 model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int32_t tid,

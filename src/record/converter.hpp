@@ -32,6 +32,7 @@
 #include "record/address_space.hpp"
 #include "record/kept_files.hpp"
 #include "record/off_cpu.hpp"
+#include "record/throttle_account.hpp"
 #include "unwind/unwinder.hpp"
 
 namespace strobe::record {
@@ -41,13 +42,15 @@ inline constexpr const char* kKernelModule = "[kernel.kallsyms]";
 
 struct ConverterStats {
   uint64_t samples = 0;
-  uint64_t lost = 0;                // samples the kernel dropped (LOST records)
-  uint64_t throttled = 0;           // THROTTLE records
-  uint64_t unmapped_frames = 0;     // frames that fell in no known mapping
-  uint64_t unwound = 0;             // samples unwound from registers and a stack copy
-  uint64_t truncated = 0;           // of those: stacks that ended early (StackEnd 2..4)
-  uint64_t unwind_rule_misses = 0;  // CFI rules compiled (the rest were table lookups)
-  uint64_t filtered = 0;            // samples of other processes (pid filter)
+  uint64_t lost = 0;                  // samples the kernel dropped (LOST records)
+  uint64_t throttled = 0;             // THROTTLE records
+  uint64_t throttled_ns = 0;          // how long sampling stayed throttled (ThrottleAccount)
+  uint64_t throttle_weighted_ns = 0;  // of that, given back to the throttled samples' weights
+  uint64_t unmapped_frames = 0;       // frames that fell in no known mapping
+  uint64_t unwound = 0;               // samples unwound from registers and a stack copy
+  uint64_t truncated = 0;             // of those: stacks that ended early (StackEnd 2..4)
+  uint64_t unwind_rule_misses = 0;    // CFI rules compiled (the rest were table lookups)
+  uint64_t filtered = 0;              // samples of other processes (pid filter)
   // Threads that exited without a single sample (each ran less than one
   // sampling period), and their counts (ns of CPU for the time events) as
   // READ records gave them. Inherited events only.
@@ -81,7 +84,7 @@ class Converter {
   void onComm(const perf::CommRecord& r);
   void onTask(const perf::TaskRecord& r);
   void onLost(const perf::LostRecord& r) { stats_.lost += r.lost; }
-  void onThrottle(const perf::ThrottleRecord& r) { stats_.throttled += r.throttle ? 1 : 0; }
+  void onThrottle(const perf::ThrottleRecord& r);
   void onRead(const perf::ReadRecord& r);
   // The off-CPU stream: a switch-out's stack, and SWITCH records.
   void onSwitchSample(const perf::SampleRecord& r);
@@ -161,6 +164,8 @@ class Converter {
   model::LocationId kernelLocation(uint64_t addr);
   // Appends the kernel part of the sample's callchain to frames_ (-k with unwinding).
   void pushKernelFrames(const perf::SampleRecord& r);
+  // Copies the throttle account's figures into stats_.
+  void noteThrottles();
 
   model::Profile& profile_;
   uint64_t start_ns_;
@@ -196,7 +201,8 @@ class Converter {
   std::vector<JitdumpMarker> jitdump_markers_;
   // Threads with a CPU sample (the unsampled count leaves them out).
   std::unordered_set<int32_t> cpu_sampled_;
-  std::unique_ptr<OffCpuPairer> off_cpu_;             // null: no off-CPU stream
+  ThrottleAccount throttle_;               // throttled time given back to samples' weights
+  std::unique_ptr<OffCpuPairer> off_cpu_;  // null: no off-CPU stream
   model::SampleKind kind_ = model::SampleKind::kCpu;  // of the main stream's samples
   ConverterStats stats_;
 };

@@ -864,6 +864,8 @@ Result<RecordOutcome> Session::run() {
   outcome.kept_files = std::move(kept_);
   meta.lost_samples = outcome.stats.lost;
   meta.throttle_events = outcome.stats.throttled;
+  meta.throttled_ns = outcome.stats.throttled_ns;
+  meta.throttle_weighted_ns = outcome.stats.throttle_weighted_ns;
   meta.unsampled_threads = outcome.stats.unsampled_threads;
   meta.unsampled_count = outcome.stats.unsampled_count;
   if (!launch && !opt_.system_wide) {

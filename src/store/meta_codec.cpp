@@ -34,6 +34,8 @@ constexpr Field kFields[] = {
     {"strobe_version", &Meta::strobe_version},
     {"lost_samples", &Meta::lost_samples},
     {"throttle_events", &Meta::throttle_events},
+    {"throttled_ns", &Meta::throttled_ns},
+    {"throttle_weighted_ns", &Meta::throttle_weighted_ns},
     {"unsampled_threads", &Meta::unsampled_threads},
     {"unsampled_count", &Meta::unsampled_count},
     {"target_cpu_ns", &Meta::target_cpu_ns},

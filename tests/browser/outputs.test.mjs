@@ -257,8 +257,8 @@ try {
     const done = watch(page, "html viewer", false);
     const requests = [];
     page.on("request", (r) => { if (!r.url().startsWith("file://")) requests.push(r.url()); });
-    await page.goto(`file://${htmlFile}`);
-    await page.waitForSelector("#top-table tbody tr");
+    await page.goto(`file://${htmlFile}#view=icicle`);
+    await page.waitForSelector("body[data-ready]");
     const names = await page.textContent("#thread-names");
     for (const t of ["main (1000)", "worker-1 (1001)", "worker-2 (1002)"]) {
       check(names.includes(t), `the viewer's timeline names the thread ${t}`);
@@ -267,8 +267,14 @@ try {
     check(summary.includes("6,000 samples") && summary.includes("3 threads"),
       `the header says samples and threads ("${summary}")`);
     check((await page.textContent("#command")) === "/opt/synth/bin/synth --work 1", "the header shows the command");
-    const rows = () => page.$$eval("#top-table tbody tr", (trs) => trs.map((tr) =>
-      Array.from(tr.children).map((td) => td.textContent)));
+    // The top functions, read from their tab; then back to the icicle.
+    const rows = async () => {
+      await page.click("#tab-top");
+      const got = await page.$$eval("#top-table tbody tr", (trs) => trs.map((tr) =>
+        Array.from(tr.children).map((td) => td.textContent)));
+      await page.click("#tab-icicle");
+      return got;
+    };
     const top = await rows();
     check(top[0][3] === "synth::hot_loop()" && top[0][0] === "50.00%",
       `the top table starts with synth::hot_loop() at 50% (${JSON.stringify(top[0])})`);
@@ -279,17 +285,17 @@ try {
     await page.screenshot({ path: path.join(artifacts, "viewer.png"), fullPage: true });
 
     // Hover: scan the row of hot_loop (depth 3: all, main, compute, hot_loop).
-    const flame = await page.locator("#flame-canvas").boundingBox();
+    const flame = await page.locator("#icicle-canvas").boundingBox();
     let details = "", hotX = -1;
     for (let x = 2; x < flame.width && hotX < 0; x += 8) {
       await page.mouse.move(flame.x + x, flame.y + 3 * 17 + 8);
-      details = await page.textContent("#details");
+      details = await page.textContent("#icicle-details");
       if (details.startsWith("synth::hot_loop()")) hotX = x;
     }
     check(/^synth::hot_loop\(\) +\(\d[\d,]* samples, [\d.]+%, .+ CPU\)/.test(details),
       `hovering shows name, samples, share and CPU time ("${details}")`);
     const pixel = (x, y) => page.evaluate(([px, py]) => {
-      const c = document.getElementById("flame-canvas"), r = window.devicePixelRatio || 1;
+      const c = document.getElementById("icicle-canvas"), r = window.devicePixelRatio || 1;
       return Array.from(c.getContext("2d").getImageData(Math.round(px * r), Math.round(py * r), 1, 1).data.slice(0, 3));
     }, [x, y]);
 
@@ -302,16 +308,18 @@ try {
     check(share > 0 && Math.abs(share - 50) < 0.5, `search shows the matched share ("${matched}", want 50%)`);
     check(hotX >= 0 && JSON.stringify(await pixel(hotX + 4, 3 * 17 + 2)) === "[230,0,230]",
       "search paints synth::hot_loop() magenta");
+    await page.click("#tab-top");
     check(await page.$eval("#top-table tbody tr.match td.name", (td) => td.textContent) === "synth::hot_loop()",
       "search marks the matching table row");
+    await page.click("#tab-icicle");
     await page.screenshot({ path: path.join(artifacts, "viewer-search.png"), fullPage: true });
     await page.fill("#search", "");
 
     // Zoom into the first compute frame, then back.
     await page.mouse.click(flame.x + 20, flame.y + 2 * 17 + 8);
-    check(await page.isEnabled("#reset-zoom"), "clicking a frame zooms into it");
-    await page.click("#reset-zoom");
-    check(!(await page.isEnabled("#reset-zoom")), "Reset zoom goes back");
+    check(await page.isEnabled("#icicle-reset"), "clicking a frame zooms into it");
+    await page.click("#icicle-reset");
+    check(!(await page.isEnabled("#icicle-reset")), "Reset zoom goes back");
 
     // A time range dragged on the timeline narrows the selection.
     const selected = () => page.$eval("#selection", (e) => Number(e.getAttribute("data-samples")));
@@ -329,7 +337,7 @@ try {
     await page.screenshot({ path: path.join(artifacts, "viewer-range.png"), fullPage: true });
 
     // A thread's name narrows it further; Clear selection undoes both.
-    await page.getByText("worker-1 (1001)", { exact: true }).click();
+    await page.locator("#thread-names").getByText("worker-1 (1001)", { exact: true }).click();
     const oneThread = await selected();
     check(oneThread > 0 && Math.abs(oneThread - inRange / 3) <= 2,
       `clicking a thread name keeps only its samples (${inRange} -> ${oneThread})`);
@@ -413,8 +421,8 @@ try {
   {
     const page = await context.newPage();
     const done = watch(page, "html viewer, off-CPU", false);
-    await page.goto(`file://${offHtmlFile}`);
-    await page.waitForSelector("#top-table tbody tr");
+    await page.goto(`file://${offHtmlFile}#view=icicle`);
+    await page.waitForSelector("body[data-ready]");
     const summary = await page.textContent("#summary");
     check(summary.includes("1,000 off-CPU intervals") && summary.includes("wall (CPU + off-CPU)"),
       `the header counts off-CPU intervals and names the wall time ("${summary}")`);
@@ -445,18 +453,18 @@ try {
     const sel = await page.textContent("#selection");
     check(sel.includes("6,000 of 6,000 samples (100.00% of the wall time)"),
       `the selection covers CPU samples and off-CPU intervals ("${sel}")`);
-    const flame = await page.locator("#flame-canvas").boundingBox();
+    const flame = await page.locator("#icicle-canvas").boundingBox();
     await page.mouse.move(flame.x + 5, flame.y + 8);
-    const details = await page.textContent("#details");
+    const details = await page.textContent("#icicle-details");
     check(/^all +\(6,000 samples, 100\.00%, .+ wall\)/.test(details),
       `hovering names the wall time ("${details}")`);
     // Only worker-2: its off-CPU intervals are half its samples.
-    await page.getByText("worker-2 (1002)", { exact: true }).click();
+    await page.locator("#thread-names").getByText("worker-2 (1002)", { exact: true }).click();
     const only = await page.$eval("#selection", (e) => Number(e.getAttribute("data-samples")));
     check(only === 2000, `worker-2 has its CPU samples and off-CPU intervals (${only})`);
     // Its last quarter is all off CPU: the flame graph's frames turn blue.
     const flamePixel = (x, y) => page.evaluate(([px, py]) => {
-      const c = document.getElementById("flame-canvas"), r = window.devicePixelRatio || 1;
+      const c = document.getElementById("icicle-canvas"), r = window.devicePixelRatio || 1;
       return Array.from(c.getContext("2d").getImageData(Math.round(px * r), Math.round(py * r), 1, 1).data.slice(0, 3));
     }, [x, y]);
     const before = await flamePixel(flame.width / 2, 17 + 8);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest entry of the browser test: needs node, /usr/bin/chromium and the npm
 # packages that tests/browser/install.sh (run by `make test`) installs.
-# Usage: run.sh BUILD_DIR
+# Usage: run.sh BUILD_DIR [TEST] (TEST: outputs (the default) or viewer)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [ ! -d "$here/node_modules/playwright-core" ] || [ ! -d "$here/node_modules/speedscope" ]; then
@@ -14,4 +14,4 @@ if [ ! -x /usr/bin/chromium ]; then
   echo "  hint: scripts/deps.sh test installs chromium" >&2
   exit 1
 fi
-exec node "$here/outputs.test.mjs" "$1"
+exec node "$here/${2:-outputs}.test.mjs" "$1"

@@ -1,6 +1,7 @@
 #include "run_process.hpp"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -99,6 +100,16 @@ std::string readFile(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+uint64_t outputNumber(const std::string& out, const std::string& key) {
+  std::istringstream in(out);
+  std::string word;
+  while (in >> word) {
+    if (word.rfind(key + "=", 0) == 0) return std::stoull(word.substr(key.size() + 1));
+  }
+  ADD_FAILURE() << "no " << key << "= in: " << out;
+  return 0;
 }
 
 int lineOf(const std::string& path, const std::string& needle) {

@@ -4,6 +4,7 @@
 
 #include <signal.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ Ran waitProcess(int pid, const std::string& dir);
 std::string makeTempDir();
 void removeTree(const std::string& dir);
 std::string readFile(const std::string& path);
+// The number after `key=` in a program's output (words split by blanks);
+// a test failure and 0 when there is none.
+uint64_t outputNumber(const std::string& out, const std::string& key);
 
 // The 1-based line of the first line in `path` that contains `needle`, or 0.
 int lineOf(const std::string& path, const std::string& needle);

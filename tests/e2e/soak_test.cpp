@@ -71,17 +71,6 @@ Reading readStatus(int pid) {
   return r;
 }
 
-// The number after `key=` in the fixture's output (words split by blanks).
-uint64_t field(const std::string& out, const std::string& key) {
-  std::istringstream in(out);
-  std::string word;
-  while (in >> word) {
-    if (word.rfind(key + "=", 0) == 0) return std::stoull(word.substr(key.size() + 1));
-  }
-  ADD_FAILURE() << "no " << key << "= in: " << out;
-  return 0;
-}
-
 TEST(Soak, ChurnForAMinuteAt999Hz) {
   const std::string dir = makeTempDir();
   const std::string db = dir + "/soak.db";
@@ -136,17 +125,20 @@ TEST(Soak, ChurnForAMinuteAt999Hz) {
   const uint64_t period = 1000000000ULL / 999;
   const double lost_s = static_cast<double>(p.meta().lost_samples * period) / 1e9;
   const double unsampled_s = static_cast<double>(p.meta().unsampled_count) / 1e9;
-  const double cpu_s = static_cast<double>(field(ran.out, "cpu_ns")) / 1e9;
-  const double children_s = static_cast<double>(field(ran.out, "children_cpu_ns")) / 1e9;
-  const double user_s = static_cast<double>(field(ran.out, "user_ns")) / 1e9;
-  const double steady_s = static_cast<double>(field(ran.out, "steady_cpu_ns")) / 1e9;
-  const int32_t steady_tid = static_cast<int32_t>(field(ran.out, "steady_tid"));
+  const double cpu_s = static_cast<double>(outputNumber(ran.out, "cpu_ns")) / 1e9;
+  const double children_s = static_cast<double>(outputNumber(ran.out, "children_cpu_ns")) / 1e9;
+  const double user_s = static_cast<double>(outputNumber(ran.out, "user_ns")) / 1e9;
+  const double steady_s = static_cast<double>(outputNumber(ran.out, "steady_cpu_ns")) / 1e9;
+  const int32_t steady_tid = static_cast<int32_t>(outputNumber(ran.out, "steady_tid"));
   std::printf(
-      "recorded %.2f s of CPU in %zu samples, %llu lost (%.2f s), %.2f s unsampled; the "
-      "workload measured %.2f s (%.2f s of it user time, %.2f s in children), the "
-      "steady thread %.2f s\n",
+      "recorded %.2f s of CPU in %zu samples, %llu lost (%.2f s), %.2f s unsampled, %llu "
+      "throttles (%.2f s, %.2f s of it weighted); the workload measured %.2f s (%.2f s of it "
+      "user time, %.2f s in children), the steady thread %.2f s\n",
       recorded_s, p.samples().size(), static_cast<unsigned long long>(p.meta().lost_samples),
-      lost_s, unsampled_s, cpu_s + children_s, user_s, children_s, steady_s);
+      lost_s, unsampled_s, static_cast<unsigned long long>(p.meta().throttle_events),
+      static_cast<double>(p.meta().throttled_ns) / 1e9,
+      static_cast<double>(p.meta().throttle_weighted_ns) / 1e9, cpu_s + children_s, user_s,
+      children_s, steady_s);
   ASSERT_GT(steady_s, 2.0) << "the steady thread hardly ran: " << ran.out;
 
   // Memory: what strobe keeps per sample is a 32-byte Sample (64 with the
@@ -167,7 +159,7 @@ TEST(Soak, ChurnForAMinuteAt999Hz) {
   // getrusage's split of CPU time into user and system time.
   const double accounted = recorded_s + lost_s + unsampled_s;
   const double tails_s =
-      static_cast<double>((kThreads + field(ran.out, "children") + 2) * period) / 1e9;
+      static_cast<double>((kThreads + outputNumber(ran.out, "children") + 2) * period) / 1e9;
   EXPECT_GE(accounted, 0.98 * user_s - tails_s)
       << "samples lost without being reported (tails of tasks: " << tails_s << " s)";
   EXPECT_LE(recorded_s, 1.05 * (cpu_s + children_s) + 0.1);
@@ -183,7 +175,12 @@ TEST(Soak, ChurnForAMinuteAt999Hz) {
   std::printf("steady thread: %.1f%% of the profile, %.1f%% by its CPU clock\n", profile_share,
               clock_share);
   EXPECT_NEAR(profile_share, clock_share, 3.0);
-  removeTree(dir);
+  if (HasFailure()) {
+    std::printf("the recording is kept for a look: %s\nstrobe said:\n%s\n", db.c_str(),
+                ran.err.c_str());
+  } else {
+    removeTree(dir);
+  }
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
-// strobe-synth OUT.db [SAMPLES] [--wide] [--uneven] [--off-cpu] [--start=UNIX_SECONDS] [--spans]:
+// strobe-synth OUT.db [SAMPLES] [--wide] [--uneven] [--off-cpu] [--start=UNIX_SECONDS] [--spans]
+//   [--phases [--source=PATH] [--idle-threads=N]]:
 // writes a synthetic recording (see synth_profile.hpp) for output tests and benchmarks; --spans
-// adds spans and roles.
+// adds spans and roles; --phases writes the viewer's 6:3:1 profile instead, its
+// functions in PATH (default /src/phases/work.cpp), with N idle threads.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -13,7 +15,7 @@ int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: strobe-synth OUT.db [SAMPLES] [--wide] [--uneven] [--off-cpu] "
-                 "[--start=SECONDS] [--spans]\n");
+                 "[--start=SECONDS] [--spans] [--phases [--source=PATH] [--idle-threads=N]]\n");
     return 2;
   }
   size_t samples = 10'000;
@@ -21,6 +23,9 @@ int main(int argc, char** argv) {
   bool uneven = false;
   bool spans = false;
   bool off_cpu = false;
+  bool phases = false;
+  std::string source = "/src/phases/work.cpp";
+  size_t idle_threads = 0;
   uint64_t start_s = 0;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
@@ -32,14 +37,22 @@ int main(int argc, char** argv) {
       spans = true;
     } else if (a == "--off-cpu") {
       off_cpu = true;
+    } else if (a == "--phases") {
+      phases = true;
+    } else if (a.rfind("--idle-threads=", 0) == 0) {
+      idle_threads = std::strtoull(a.c_str() + 15, nullptr, 10);
+    } else if (a.rfind("--source=", 0) == 0) {
+      source = a.substr(9);
     } else if (a.rfind("--start=", 0) == 0) {
       start_s = std::strtoull(a.c_str() + 8, nullptr, 10);
     } else {
       samples = std::strtoull(a.c_str(), nullptr, 10);
     }
   }
-  strobe::model::Profile p = off_cpu ? strobe::test::synthOffCpuProfile(samples)
-                                     : strobe::test::synthProfile(samples, wide, uneven);
+  strobe::model::Profile p = phases
+                                 ? strobe::test::synthPhasesProfile(samples, source, idle_threads)
+                             : off_cpu ? strobe::test::synthOffCpuProfile(samples)
+                                       : strobe::test::synthProfile(samples, wide, uneven);
   if (start_s != 0) p.meta().start_realtime_ns = start_s * 1'000'000'000ULL;
   if (spans) strobe::test::addSynthSpans(p);
   auto st = strobe::store::writeProfile(p, argv[1]);

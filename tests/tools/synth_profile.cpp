@@ -1,6 +1,7 @@
 #include "synth_profile.hpp"
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -182,6 +183,74 @@ void addSynthSpans(model::Profile& p) {
       at += dur + 30 * kMs;
     }
   }
+}
+
+}  // namespace strobe::test
+
+namespace strobe::test {
+
+model::Profile synthPhasesProfile(size_t samples, const std::string& source, size_t idle_threads) {
+  using namespace strobe::model;
+  Profile p;
+  Meta& m = p.meta();
+  m.command = {"/opt/phases/bin/phases"};
+  m.pid = 2000;
+  m.frequency = 1000;
+  m.event = "cpu-clock";
+  m.call_graph = "fp";
+  m.start_realtime_ns = 1'700'000'000'000'000'000ULL;
+  m.start_monotonic_ns = 5'000'000'000ULL;
+  m.hostname = "synth";
+  m.strobe_version = "synthetic";
+  ModuleId app = p.internModule("/opt/phases/bin/phases", "");
+  FunctionId f_main = p.internFunction("main", "main", source, 60);
+  FunctionId f_one = p.internFunction("phase_one()", "_Z9phase_onev", source, 40);
+  FunctionId f_two = p.internFunction("phase_two()", "_Z9phase_twov", source, 50);
+  FunctionId f_hot = p.internFunction("hot_a()", "_Z5hot_av", source, 10);
+  FunctionId f_warm = p.internFunction("warm_b()", "_Z6warm_bv", source, 20);
+  FunctionId f_cold = p.internFunction("cold_c()", "_Z6cold_cv", source, 30);
+  uint64_t next_offset = 0x1000;
+  auto loc = [&](std::vector<Line> lines) {
+    uint64_t off = next_offset;
+    next_offset += 0x10;
+    LocationId l = p.internLocation(app, off, 0x555555554000 + off);
+    p.mutableLocations()[l].lines = std::move(lines);
+    return l;
+  };
+  StackId s_main_one = p.internStack(kNone, loc({{f_main, 62}}));
+  StackId s_main_two = p.internStack(kNone, loc({{f_main, 63}}));
+  StackId s_one = p.internStack(s_main_one, loc({{f_one, 42}}));
+  StackId s_two = p.internStack(s_main_two, loc({{f_two, 52}}));
+  StackId s_hot11 = p.internStack(s_one, loc({{f_hot, 11}}));
+  StackId s_hot12 = p.internStack(s_one, loc({{f_hot, 12}}));
+  StackId s_hot13 = p.internStack(s_one, loc({{f_hot, 13}}));
+  StackId s_warm = p.internStack(s_two, loc({{f_warm, 21}}));
+  StackId s_cold = p.internStack(s_main_two, loc({{f_cold, 31}, {f_two, 53}}));
+  p.setThread({2000, 2000, "main"});
+  const uint64_t period = 1'000'000;
+  const size_t one = samples * 6 / 10;  // phase one: 60% of the time
+  for (size_t i = 0; i < samples; ++i) {
+    StackId s;
+    if (i < one) {
+      size_t r = i % 12;  // lines 11, 13 and 12: 2, 1 and 9 in 12
+      s = r < 2 ? s_hot11 : r == 2 ? s_hot13 : s_hot12;
+    } else {
+      s = i % 4 == 3 ? s_cold : s_warm;
+    }
+    p.addSample({i * period, 2000, 0, s, period});
+  }
+  m.duration_ns = samples * period;
+  p.addSpan(Span{2000, 0, 0, one * period, p.internString("phase one")});
+  for (size_t k = 0; k < idle_threads; ++k) {
+    auto tid = static_cast<int32_t>(3000 + k);
+    char name[16];
+    std::snprintf(name, sizeof name, "idle-%02zu", k);
+    Thread t{tid, 2000, name};
+    if (k + 1 == idle_threads) t.role = "io worker";
+    p.setThread(t);
+    for (size_t i = 0; i <= k; ++i) p.addSample({(k + i) * period, tid, 1, s_cold, period});
+  }
+  return p;
 }
 
 }  // namespace strobe::test

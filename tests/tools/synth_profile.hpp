@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "model/profile.hpp"
 
@@ -36,5 +37,17 @@ void addSynthSpans(model::Profile& p);
 // times (half waiting for a lock, half for I/O), so that thread is off CPU
 // from the middle on.
 model::Profile synthOffCpuProfile(size_t samples);
+
+// The 6:3:1 profile of the viewer's tests: one thread, main (tid 2000),
+// sampled every millisecond. The first 60% of the time runs main ->
+// phase_one() -> hot_a(); the rest main -> phase_two() -> warm_b() (3/4)
+// and cold_c() (1/4, inlined into phase_two). Self shares: hot_a 60%,
+// warm_b 30%, cold_c 10%. hot_a's samples fall on lines 11 (1/6), 12 (3/4,
+// the hottest) and 13 (1/12) of `source`, where it starts at line 10; a
+// span "phase one" covers phase one. `idle_threads` more threads ("idle-00"
+// ..., tid 3000 on) run cold_c() for 1, 2, ... samples each, the last with
+// the role "io worker". Deterministic.
+model::Profile synthPhasesProfile(size_t samples, const std::string& source,
+                                  size_t idle_threads = 0);
 
 }  // namespace strobe::test

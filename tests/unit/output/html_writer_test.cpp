@@ -1,5 +1,5 @@
 // The html writer on the synthetic profile: the page carries the viewer and
-// the profile (decoded here as viewer.js decodes it), escapes a hostile
+// the profile (decoded here as viewer/core.js decodes it), escapes a hostile
 // name so that it cannot end the script element, and is valid UTF-8.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,7 @@ std::string dataOf(const std::string& page) {
   return page.substr(at, page.find("</script>", at) - at);
 }
 
-// viewer.js's reader of base64 variable-length numbers.
+// viewer/core.js's reader of base64 variable-length numbers.
 std::vector<uint64_t> decode(std::string_view s) {
   const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::vector<uint64_t> out;
@@ -69,8 +70,12 @@ struct Decoded {
   std::vector<uint64_t> frame_name;      // per frame: string index
   std::vector<uint64_t> frame_flags;     // per frame
   std::vector<uint64_t> frame_function;  // per frame: function number
-  std::vector<int64_t> node_parent;      // per node; -1 at the root
+  std::vector<int64_t> node_parent;      // per (frame, line) node; -1 at the root
   std::vector<uint64_t> node_frame;      // per node
+  std::vector<uint64_t> node_line;       // per node
+  std::vector<int64_t> node_display;     // per node: its display node
+  std::vector<int64_t> display_parent;   // per display node; -1 at the root
+  std::vector<uint64_t> display_frame;   // per display node
   std::map<std::string, uint64_t> self;  // leaf frame name -> weight
   std::map<std::string, size_t> thread_samples;
   uint64_t total = 0;
@@ -88,7 +93,7 @@ Decoded decodePage(const std::string& page) {
   for (const auto& s : doc["strings"].GetArray())
     d.strings.emplace_back(s.GetString(), s.GetStringLength());
   std::vector<uint64_t> frames = decode(doc["frames"].GetString());
-  EXPECT_EQ(doc["version"].GetUint(), 2u);
+  EXPECT_EQ(doc["version"].GetUint(), 3u);
   EXPECT_EQ(frames.size(), 6 * doc["frame_count"].GetUint64());
   for (size_t i = 0; i + 5 < frames.size(); i += 6) {
     d.frame_name.push_back(frames[i]);
@@ -98,14 +103,29 @@ Decoded decodePage(const std::string& page) {
   }
   EXPECT_EQ(doc["few_samples"].GetUint(), 30u);
   std::vector<uint64_t> nodes = decode(doc["nodes"].GetString());
-  EXPECT_EQ(nodes.size(), 2 * doc["node_count"].GetUint64());
-  for (size_t i = 0; i + 1 < nodes.size(); i += 2) {
-    auto id = static_cast<int64_t>(i / 2);
+  EXPECT_EQ(nodes.size(), 4 * doc["node_count"].GetUint64());
+  for (size_t i = 0; i + 3 < nodes.size(); i += 4) {
+    auto id = static_cast<int64_t>(i / 4);
     d.node_parent.push_back(id - static_cast<int64_t>(nodes[i]));
     EXPECT_LT(d.node_parent.back(), id) << "a parent comes before its children";
     EXPECT_GE(d.node_parent.back(), -1);
     d.node_frame.push_back(nodes[i + 1]);
+    d.node_line.push_back(nodes[i + 2]);
+    // 0: a new display node, else how many back.
+    auto next = static_cast<int64_t>(d.display_parent.size());
+    if (nodes[i + 3] == 0) {
+      int64_t up = d.node_parent.back();
+      d.display_parent.push_back(up < 0 ? -1 : d.node_display[up]);
+      d.display_frame.push_back(nodes[i + 1]);
+      d.node_display.push_back(next);
+    } else {
+      d.node_display.push_back(next - static_cast<int64_t>(nodes[i + 3]));
+      EXPECT_GE(d.node_display.back(), 0);
+      if (d.node_display.back() < 0) return d;
+      EXPECT_EQ(d.display_frame[d.node_display.back()], nodes[i + 1]) << "a node shows its frame";
+    }
   }
+  EXPECT_EQ(d.display_parent.size(), doc["display_node_count"].GetUint64());
   for (const auto& t : doc["threads"].GetArray()) {
     std::vector<uint64_t> v = decode(t["data"].GetString());
     size_t n = t["samples"].GetUint64();
@@ -130,8 +150,21 @@ TEST(Html, CarriesTheViewerAndTheProfile) {
   EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_NE(page.find("default-src 'none'"), std::string::npos) << "the page may fetch nothing";
   EXPECT_EQ(page.find("/*STROBE:"), std::string::npos) << "a marker was left in the page";
-  EXPECT_NE(page.find("function drawFlame("), std::string::npos);
-  EXPECT_NE(page.find("#flame-canvas"), std::string::npos);
+  // Every script of viewer/, in order (core first, start.js last), the
+  // style and the markup.
+  size_t at = 0;
+  for (const char* part :
+       {"strobe's HTML viewer, the core", "strobe's HTML viewer, the timeline",
+        "strobe's HTML viewer, the flame graph", "strobe's HTML viewer, the call tree",
+        "strobe's HTML viewer, the sandwich", "strobe's HTML viewer, the top functions",
+        "strobe's HTML viewer, the stack chart", "strobe's HTML viewer, the spans",
+        "window.strobeViewer.start();"}) {
+    size_t found = page.find(part, at);
+    EXPECT_NE(found, std::string::npos) << part;
+    if (found != std::string::npos) at = found;
+  }
+  EXPECT_NE(page.find("canvas.flame {"), std::string::npos);
+  EXPECT_NE(page.find("id=\"calltree-table\""), std::string::npos);
   EXPECT_EQ(page.find("http://"), std::string::npos);
 
   Decoded d = decodePage(page);
@@ -158,6 +191,59 @@ TEST(Html, CarriesTheViewerAndTheProfile) {
     ASSERT_GE(up, 0);
     EXPECT_EQ(d.node_parent[up], -1);
   }
+  // The display nodes: one per distinct path of frames, lines merged.
+  std::map<std::pair<int64_t, uint64_t>, int> seen;
+  for (size_t n = 0; n < d.display_frame.size(); ++n) {
+    int& count = seen[std::make_pair(d.display_parent[n], d.display_frame[n])];
+    EXPECT_EQ(++count, 1) << "display node " << n;
+  }
+}
+
+// The lines of each frame, and the source text of the hottest functions
+// (synth_profile.hpp's 6:3:1 profile: hot_a() 60% on lines 11-13).
+TEST(Html, CarriesLinesAndTheHottestSource) {
+  model::Profile p = test::synthPhasesProfile(1200, "/src/work.cpp");
+  std::vector<std::string> file;
+  for (int l = 1; l <= 80; ++l) file.push_back("line " + std::to_string(l) + " </script>");
+  ReportOptions opt;
+  std::vector<std::string> asked;
+  opt.source_lines = [&](const std::string& f) -> const std::vector<std::string>* {
+    asked.push_back(f);
+    return f == "/src/work.cpp" ? &file : nullptr;
+  };
+  std::string page = render(p, opt);
+  Decoded d = decodePage(page);
+  std::map<std::string, std::set<uint64_t>> lines;  // function -> lines of its nodes
+  for (size_t n = 0; n < d.node_frame.size(); ++n) {
+    lines[d.strings[d.frame_name[d.node_frame[n]]]].insert(d.node_line[n]);
+  }
+  EXPECT_EQ(lines["hot_a()"], (std::set<uint64_t>{11, 12, 13}));
+  EXPECT_EQ(lines["phase_one()"], (std::set<uint64_t>{42}));
+  EXPECT_EQ(lines["main"], (std::set<uint64_t>{62, 63}));
+  // main's two lines are one display node.
+  size_t mains = 0;
+  for (uint64_t f : d.display_frame) mains += d.strings[d.frame_name[f]] == "main" ? 1 : 0;
+  EXPECT_EQ(mains, 1u);
+
+  rapidjson::Document doc;
+  std::string json = dataOf(page);
+  doc.Parse(json.c_str());
+  ASSERT_FALSE(doc.HasParseError());
+  EXPECT_EQ(asked, (std::vector<std::string>{"/src/work.cpp"})) << "read once";
+  // hot_a (60%), warm_b (30%): 90% of the self time, lines 8..23 with the
+  // margins, merged into one range of the file.
+  ASSERT_EQ(doc["sources"].Size(), 1u);
+  const auto& src = doc["sources"][0];
+  EXPECT_EQ(d.strings[src["file"].GetUint()], "/src/work.cpp");
+  EXPECT_EQ(src["first"].GetUint(), 8u);
+  ASSERT_EQ(src["lines"].Size(), 16u);
+  EXPECT_STREQ(src["lines"][4].GetString(), "line 12 </script>");
+  EXPECT_EQ(page.find("line 12 </script>"), std::string::npos) << "the text cannot end the script";
+
+  // Without a reader (or an unreadable file), no text: line numbers only.
+  Decoded bare = decodePage(render(p));
+  EXPECT_NE(dataOf(render(p)).find(R"("sources":[])"), std::string::npos);
+  EXPECT_EQ(bare.node_line, d.node_line);
 }
 
 TEST(Html, AHostileNameCannotEndTheScript) {

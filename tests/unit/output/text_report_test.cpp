@@ -107,3 +107,17 @@ TEST(TextReport, FormatHelpers) {
 
 }  // namespace
 }  // namespace strobe::output
+
+namespace strobe::output {
+namespace {
+
+// A rare function among many samples has a small error: it is printed so,
+// never as "+-0.0".
+TEST(FewSamplesNote, SmallErrorsKeepTheirSize) {
+  EXPECT_NE(fewSamplesNote(4.31).find("uncertain by about +-4.3 points"), std::string::npos);
+  EXPECT_NE(fewSamplesNote(0.034).find("uncertain by about +-0.03 points"), std::string::npos);
+  EXPECT_NE(fewSamplesNote(0.004).find("uncertain by less than +-0.01 points"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace strobe::output

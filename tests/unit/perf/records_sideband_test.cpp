@@ -114,11 +114,13 @@ TEST(PerfRecords, DecodesLostAndLostSamples) {
 
 TEST(PerfRecords, DecodesThrottleAndUnthrottle) {
   Built t =
-      RecordBuilder(PERF_RECORD_THROTTLE).u64(900).u64(1).u64(1).sampleId(0, 0, 900, 0).finish();
+      RecordBuilder(PERF_RECORD_THROTTLE).u64(900).u64(17).u64(1).sampleId(5, 6, 900, 0).finish();
   auto rec = decode(t);
   ASSERT_TRUE(rec.ok()) << rec.error().message;
   EXPECT_TRUE(std::get<ThrottleRecord>(*rec).throttle);
   EXPECT_EQ(std::get<ThrottleRecord>(*rec).time, 900u);
+  EXPECT_EQ(std::get<ThrottleRecord>(*rec).id, 17u);  // the throttled event
+  EXPECT_EQ(std::get<ThrottleRecord>(*rec).tid, 6u);  // the thread it was sampling
 
   Built u =
       RecordBuilder(PERF_RECORD_UNTHROTTLE).u64(901).u64(1).u64(1).sampleId(0, 0, 901, 0).finish();

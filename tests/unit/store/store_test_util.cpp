@@ -24,6 +24,8 @@ Profile richProfile() {
   m.strobe_version = "0.1.0";
   m.lost_samples = 3;
   m.throttle_events = 2;
+  m.throttled_ns = 3'000'000;
+  m.throttle_weighted_ns = 2'000'000;
   m.target_cpu_ns = 4'999'000'000ULL;
   m.refused_threads = 7;
   m.refused_reason = "cannot map a 8 KiB perf ring: over kernel.perf_event_mlock_kb";
@@ -142,6 +144,8 @@ void expectSameProfile(const Profile& a, const Profile& b) {
   EXPECT_EQ(x.strobe_version, y.strobe_version);
   EXPECT_EQ(x.lost_samples, y.lost_samples);
   EXPECT_EQ(x.throttle_events, y.throttle_events);
+  EXPECT_EQ(x.throttled_ns, y.throttled_ns);
+  EXPECT_EQ(x.throttle_weighted_ns, y.throttle_weighted_ns);
   EXPECT_EQ(x.target_cpu_ns, y.target_cpu_ns);
   EXPECT_EQ(x.refused_threads, y.refused_threads);
   EXPECT_EQ(x.refused_reason, y.refused_reason);

@@ -1,0 +1,75 @@
+// ThrottleAccount: gives back to a thread's samples the CPU time the kernel
+// did not sample while it throttled the thread's event.
+//
+// The kernel throttles a sampling event that fires more often in one tick
+// than kernel.perf_event_max_sample_rate allows, and lowers that limit on
+// its own when its sampling interrupt runs long (a stack copied per sample
+// on a slow machine). It writes a THROTTLE record, the sample that hit the
+// limit, and no sample of that event until the next tick (or the thread's
+// next switch-in) unthrottles it (UNTHROTTLE). A thread that stays on the
+// CPU loses part of every tick while a short-lived one hardly loses
+// anything, so plain counts under-weight busy threads: on a 2-core machine
+// whose limit the kernel had lowered, a thread that ran 60 s of CPU got
+// 71% of a profile while it ran 78% of the CPU.
+//
+// The throttled interval (THROTTLE to UNTHROTTLE) is added to the weight of
+// the sample the throttle began with: the thread was there when sampling
+// stopped, and ran on until the tick. An interval counts at most
+// kMaxTickNs (one tick at 250 Hz): a longer one also holds time the thread
+// spent off the CPU (it was switched out before the tick, and unthrottled
+// at its next switch-in). The kernel's own count cannot bound it: since
+// Linux 6.16 a throttled cpu-clock event stops counting too.
+//
+// Records come in time order: a THROTTLE, then its sample (same tid), ...,
+// the UNTHROTTLE of the same event id. Thread safety: none (the converter's).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "model/profile.hpp"
+
+namespace strobe::record {
+
+class ThrottleAccount {
+ public:
+  static constexpr uint64_t kMaxTickNs = 4'000'000;
+
+  // weigh: the samples' weights are ns of CPU (cpu-clock, task-clock);
+  // for counting events throttled time is only counted.
+  explicit ThrottleAccount(bool weigh = true) : weigh_(weigh) {}
+
+  // A CPU sample of `tid`, at `index` in the Profile's samples.
+  void onSample(int32_t tid, size_t index) {
+    if (!awaiting_.empty()) takeSample(tid, index);
+  }
+  // THROTTLE and UNTHROTTLE of the event `event_id` (the record's id);
+  // `samples` is the Profile's, whose throttled sample gains the interval.
+  void onThrottle(uint64_t event_id, int32_t tid, uint64_t time);
+  void onUnthrottle(uint64_t event_id, uint64_t time, std::vector<model::Sample>& samples);
+  // The thread exited at `time`: its events are gone, their throttles end.
+  void onExit(int32_t tid, uint64_t time, std::vector<model::Sample>& samples);
+
+  // Throttled intervals' total length, and how much of it went into weights.
+  [[nodiscard]] uint64_t throttledNs() const { return throttled_ns_; }
+  [[nodiscard]] uint64_t weightedNs() const { return weighted_ns_; }
+
+ private:
+  struct Open {
+    int32_t tid = 0;
+    uint64_t start = 0;
+    size_t index = SIZE_MAX;  // the throttling sample; SIZE_MAX until it comes
+  };
+  void takeSample(int32_t tid, size_t index);
+  void close(const Open& o, uint64_t time, std::vector<model::Sample>& samples);
+
+  std::unordered_map<uint64_t, Open> open_;         // by throttled event id
+  std::unordered_map<int32_t, uint64_t> awaiting_;  // tid -> event id awaiting its sample
+  bool weigh_;
+  uint64_t throttled_ns_ = 0;
+  uint64_t weighted_ns_ = 0;
+};
+
+}  // namespace strobe::record

@@ -1,0 +1,108 @@
+// ThrottleAccount: a throttled interval goes into the weight of the sample
+// the throttle began with, capped at one tick; the totals say how much.
+#include "record/throttle_account.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace strobe::record {
+namespace {
+
+constexpr uint64_t kPeriod = 1'001'001;  // 999 Hz
+
+model::Sample sampleOf(int32_t tid) {
+  model::Sample s;
+  s.tid = tid;
+  s.weight = kPeriod;
+  return s;
+}
+
+TEST(ThrottleAccount, TheIntervalWeighsOnTheSampleTheThrottleBeganWith) {
+  ThrottleAccount a;
+  std::vector<model::Sample> samples;
+  samples.push_back(sampleOf(7));
+  a.onSample(7, 0);
+  a.onThrottle(/*event_id=*/40, /*tid=*/7, /*time=*/1'000'000);
+  samples.push_back(sampleOf(7));  // the sample that hit the limit
+  a.onSample(7, 1);
+  a.onUnthrottle(40, 3'500'000, samples);
+  samples.push_back(sampleOf(7));
+  a.onSample(7, 2);
+
+  EXPECT_EQ(samples[0].weight, kPeriod);
+  EXPECT_EQ(samples[1].weight, kPeriod + 2'500'000);
+  EXPECT_EQ(samples[2].weight, kPeriod);
+  EXPECT_EQ(a.throttledNs(), 2'500'000u);
+  EXPECT_EQ(a.weightedNs(), 2'500'000u);
+}
+
+TEST(ThrottleAccount, AnIntervalCountsAtMostOneTick) {
+  // Unthrottled at the thread's next switch-in: time off the CPU too.
+  ThrottleAccount a;
+  std::vector<model::Sample> samples;
+  a.onThrottle(40, 7, 0);
+  samples.push_back(sampleOf(7));
+  a.onSample(7, 0);
+  a.onUnthrottle(40, 50'000'000, samples);
+  EXPECT_EQ(samples[0].weight, kPeriod + ThrottleAccount::kMaxTickNs);
+  EXPECT_EQ(a.throttledNs(), 50'000'000u);
+  EXPECT_EQ(a.weightedNs(), ThrottleAccount::kMaxTickNs);
+}
+
+TEST(ThrottleAccount, EventsAreTrackedApartAndOthersSamplesAreLeftAlone) {
+  ThrottleAccount a;
+  std::vector<model::Sample> samples;
+  a.onThrottle(40, 7, 0);
+  a.onThrottle(41, 8, 100);
+  samples.push_back(sampleOf(8));  // thread 8's throttling sample
+  a.onSample(8, 0);
+  samples.push_back(sampleOf(7));
+  a.onSample(7, 1);
+  a.onUnthrottle(41, 1'100, samples);
+  a.onUnthrottle(40, 2'000, samples);
+  EXPECT_EQ(samples[0].weight, kPeriod + 1'000);
+  EXPECT_EQ(samples[1].weight, kPeriod + 2'000);
+}
+
+TEST(ThrottleAccount, ExitEndsOpenThrottlesAndUnknownEventsAreIgnored) {
+  ThrottleAccount a;
+  std::vector<model::Sample> samples;
+  a.onUnthrottle(99, 5'000, samples);  // throttled before the recording began
+  EXPECT_EQ(a.throttledNs(), 0u);
+  a.onThrottle(40, 7, 1'000);
+  samples.push_back(sampleOf(7));
+  a.onSample(7, 0);
+  a.onExit(7, 2'000, samples);
+  EXPECT_EQ(samples[0].weight, kPeriod + 1'000);
+  a.onUnthrottle(40, 3'000, samples);  // gone with the thread
+  EXPECT_EQ(a.throttledNs(), 1'000u);
+}
+
+TEST(ThrottleAccount, AThrottleWithoutItsSampleIsCountedNotWeighted) {
+  // The sample that hit the limit was lost (the ring was full).
+  ThrottleAccount a;
+  std::vector<model::Sample> samples;
+  a.onThrottle(40, 7, 0);
+  a.onUnthrottle(40, 1'000, samples);
+  samples.push_back(sampleOf(7));
+  a.onSample(7, 0);
+  EXPECT_EQ(samples[0].weight, kPeriod);
+  EXPECT_EQ(a.throttledNs(), 1'000u);
+  EXPECT_EQ(a.weightedNs(), 0u);
+}
+
+TEST(ThrottleAccount, CountingEventsWeightsAreCountsNotTime) {
+  ThrottleAccount a(/*weigh=*/false);  // e.g. page-faults
+  std::vector<model::Sample> samples;
+  a.onThrottle(40, 7, 0);
+  samples.push_back(sampleOf(7));
+  a.onSample(7, 0);
+  a.onUnthrottle(40, 1'000, samples);
+  EXPECT_EQ(samples[0].weight, kPeriod);
+  EXPECT_EQ(a.throttledNs(), 1'000u);
+  EXPECT_EQ(a.weightedNs(), 0u);
+}
+
+}  // namespace
+}  // namespace strobe::record
