@@ -283,7 +283,7 @@ void Converter::onSample(const perf::SampleRecord& r) {
   model::Sample s{t, tid, r.cpu, stack, r.period, end};
   s.kind = kind_;
   profile_.addSample(s);
-  throttle_.onSample(tid, profile_.samples().size() - 1);
+  throttle_.onSample(profile_.samples());
 }
 
 void Converter::onThrottle(const perf::ThrottleRecord& r) {
@@ -441,9 +441,10 @@ std::vector<model::StackId> Converter::liveStacks() const {
   return out;
 }
 
-void Converter::remapStacks(const std::vector<model::StackId>& map) {
+void Converter::afterCompaction(const model::Compaction& c) {
   prefixes_.clear();  // a cache: the next sample of each thread interns its whole stack
-  if (off_cpu_) off_cpu_->remapStacks(map);
+  if (off_cpu_) off_cpu_->remapStacks(c.stack_map);
+  throttle_.afterCompaction(c.samples_dropped, profile_.samples());
 }
 
 void Converter::forgetExited(uint64_t before_ns) {

@@ -27,6 +27,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "model/compact.hpp"
 #include "model/profile.hpp"
 #include "perf/records.hpp"
 #include "record/address_space.hpp"
@@ -140,9 +141,10 @@ class Converter {
   // Stack ids the converter still holds and will store later (open
   // off-CPU intervals); a compaction must keep them (model/compact.hpp).
   std::vector<model::StackId> liveStacks() const;
-  // After a compaction renumbered the Profile's stacks: follows the map
-  // (old id -> new id) and forgets its cache of recent stacks.
-  void remapStacks(const std::vector<model::StackId>& map);
+  // After a compaction dropped samples and renumbered the Profile's stacks:
+  // follows the stack map (old id -> new id) and the samples' new places,
+  // and forgets its cache of recent stacks.
+  void afterCompaction(const model::Compaction& c);
   // Forgets the address spaces of processes whose main thread exited
   // before before_ns (CLOCK_MONOTONIC), once every record up to then is
   // applied (a session that runs for days sees many processes come and

@@ -731,7 +731,7 @@ Result<RecordOutcome> Session::run() {
       if (opt_.off_cpu) info.open_off_cpu = converter_->openOffCpu(pass_start - kReorderSlackNs);
       info.compact = [this](uint64_t before_ns) {
         model::Compaction c = model::compactProfile(profile_, before_ns, converter_->liveStacks());
-        converter_->remapStacks(c.stack_map);
+        converter_->afterCompaction(c);
         converter_->forgetExited(profile_.meta().start_monotonic_ns + before_ns);
         return c;
       };

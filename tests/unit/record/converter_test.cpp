@@ -300,7 +300,7 @@ TEST(Converter, FollowsACompactionAndForgetsExitedProcesses) {
   c.onTask(exit);
 
   model::Compaction cut = model::compactProfile(p, 150, c.liveStacks());
-  c.remapStacks(cut.stack_map);
+  c.afterCompaction(cut);
   c.forgetExited(160);
   ASSERT_EQ(p.samples().size(), 1u);
   EXPECT_EQ(p.stacks().size(), 2u);
