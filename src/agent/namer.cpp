@@ -2,9 +2,23 @@
 
 #include <malloc.h>
 
-namespace strobe::agent {
+#include <cstdlib>
+#include <string>
 
-Namer::Namer() {
+#include "base/log.hpp"
+
+namespace strobe::agent {
+namespace {
+
+// Bytes malloc has handed out and not had back, in every arena.
+size_t heapInUse() {
+  const struct mallinfo2 m = ::mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+}  // namespace
+
+Namer::Namer() : debug_(std::getenv("STROBE_DEBUG") != nullptr) {
   symbolize::SymbolizerOptions opt;
   opt.kept_copy = [this](const std::string& path, const std::string& build_id) {
     auto it = kept_.find(path + '\0' + build_id);
@@ -61,6 +75,12 @@ void Namer::run() {
     job.done(encodePprof(job.profile, job.labels));
     job = NameJob{};
     symbolizer_->forgetUnused(kModuleJobs, kMaxModules);
+    size_t let_go = 0;
+    while (heapInUse() > kHeapBudgetBytes && symbolizer_->forgetLeastRecentlyUsed()) ++let_go;
+    if (debug_) {
+      logInfo("debug: namer heap in use " + std::to_string(heapInUse() >> 20) + " MiB after " +
+              std::to_string(let_go) + " modules let go over the budget");
+    }
     // What the job and the modules let go held goes back to the system, and
     // the module files kept count in RSS only while they are read.
     symbolizer_->releaseFilePages();

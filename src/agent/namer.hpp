@@ -7,8 +7,9 @@
 // the agent reads the debug information of the modules a profile holds,
 // when a profile is asked for, and nothing else.
 // Bounds: after each job, the Symbolizer lets go of the modules no job
-// used among the last kModuleJobs, and keeps at most kMaxModules (the
-// least recently used go first); a module needed again is read again. The
+// used among the last kModuleJobs, keeps at most kMaxModules (the least
+// recently used go first), and fewer while the heap in use is above
+// kHeapBudgetBytes; a module needed again is read again. The
 // pages of the module files kept are let go after each job too (they stay
 // in the page cache), so they count in the agent's RSS only while read.
 // Jobs wait in order (at most one per open window and push interval).
@@ -36,6 +37,11 @@ namespace strobe::agent {
 
 inline constexpr uint64_t kModuleJobs = 8;
 inline constexpr size_t kMaxModules = 64;
+// After each job, modules are let go (least recently used first) while the
+// process's heap in use is above this: the DWARF indexes of the modules
+// kept are most of it (bench/agent: 100-200 MiB of them when the machine
+// ran many programs with large debug information).
+inline constexpr size_t kHeapBudgetBytes = size_t{24} << 20;
 
 struct NameJob {
   model::Profile profile;
@@ -69,6 +75,7 @@ class Namer {
   std::set<std::string> warnings_;
   std::map<std::string, std::string> kept_;  // the running job's (the Namer's thread)
   std::unique_ptr<symbolize::Symbolizer> symbolizer_;
+  bool debug_ = false;  // STROBE_DEBUG: the heap in use after each job
   std::thread thread_;
 };
 

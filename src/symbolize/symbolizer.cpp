@@ -262,6 +262,21 @@ size_t Symbolizer::forgetUnused(uint64_t batches, size_t max_modules) {
   return before - cache_.size();
 }
 
+bool Symbolizer::forgetLeastRecentlyUsed() {
+  auto oldest = cache_.end();
+  uint64_t oldest_use = UINT64_MAX;
+  for (auto it = cache_.begin(); it != cache_.end(); ++it) {
+    if (const uint64_t used = last_used_[it->first]; used < oldest_use) {
+      oldest_use = used;
+      oldest = it;
+    }
+  }
+  if (oldest == cache_.end()) return false;
+  last_used_.erase(oldest->first);
+  cache_.erase(oldest);
+  return true;
+}
+
 void Symbolizer::releaseFilePages() const {
   for (const auto& [key, m] : cache_) {
     if (m == nullptr) continue;

@@ -116,6 +116,8 @@ class Symbolizer {
   // opened again. Not while a batch is between begin() and finish().
   // Returns how many were let go. For long runs (strobe agent).
   size_t forgetUnused(uint64_t batches, size_t max_modules);
+  // Lets go of the least recently used module file; false when none is held.
+  bool forgetLeastRecentlyUsed();
   // Lets the pages of the module files read so far go from the process's
   // memory (ElfFile::releasePages); they are read in again when used.
   void releaseFilePages() const;
