@@ -102,6 +102,8 @@ bool instructionsBounded(Reader r, int address_size, uint64_t max) {
       case DW_CFA_nop:
       case DW_CFA_remember_state:
       case DW_CFA_restore_state:
+      case DW_CFA_GNU_window_save:  // also DW_CFA_AARCH64_negate_ra_state
+      case 0x2c:                    // DW_CFA_AARCH64_negate_ra_state_with_pc
         break;
       case DW_CFA_set_loc:
         if (address_size <= 0) return true;
@@ -115,6 +117,9 @@ bool instructionsBounded(Reader r, int address_size, uint64_t max) {
         break;
       case DW_CFA_advance_loc4:
         r.skip(4);
+        break;
+      case DW_CFA_MIPS_advance_loc8:
+        r.skip(8);
         break;
       case DW_CFA_def_cfa_offset:
       case DW_CFA_def_cfa_offset_sf:
@@ -149,7 +154,9 @@ bool instructionsBounded(Reader r, int address_size, uint64_t max) {
         r.skip(r.uleb());
         break;
       default:
-        return true;  // a vendor opcode: its operands are unknown
+        // An opcode whose operands are unknown here (and to libdw, which
+        // refuses the entry): every one libdw runs is above.
+        return true;
     }
   }
   return true;

@@ -112,5 +112,18 @@ TEST(CfiRegisters, AHugeRegisterIsRefused) {
   EXPECT_TRUE(cfiRegistersBounded(ehFrame({}, {0x07, 0xff, 0x07}), true, 1024));   // 1023
 }
 
+TEST(CfiRegisters, OpcodesLibdwRunsDoNotEndTheCheck) {
+  // DW_CFA_GNU_window_save (no operands; the fuzzer hid a huge register
+  // behind it) and DW_CFA_MIPS_advance_loc8 (8 bytes) before a
+  // restore_extended of register 2^28.
+  const std::vector<uint8_t> huge = {0x06, 0x80, 0x80, 0x80, 0x80, 0x01};
+  std::vector<uint8_t> window = {0x2d};
+  window.insert(window.end(), huge.begin(), huge.end());
+  EXPECT_FALSE(cfiRegistersBounded(ehFrame({}, window), true));
+  std::vector<uint8_t> loc8 = {0x1d, 0x06, 0x80, 0x80, 0x80, 0x80, 0x01, 0, 0};
+  loc8.insert(loc8.end(), huge.begin(), huge.end());
+  EXPECT_FALSE(cfiRegistersBounded(ehFrame({}, loc8), true));
+}
+
 }  // namespace
 }  // namespace strobe::unwind
