@@ -105,9 +105,13 @@ bool instructionsBounded(Reader r, int address_size, uint64_t max) {
       case DW_CFA_GNU_window_save:  // also DW_CFA_AARCH64_negate_ra_state
       case 0x2c:                    // DW_CFA_AARCH64_negate_ra_state_with_pc
         break;
-      case DW_CFA_set_loc:
-        if (address_size <= 0) return true;
-        r.skip(static_cast<uint64_t>(address_size));
+      case DW_CFA_set_loc:  // an address in the FDE's encoding
+        if (address_size < 0) return true;
+        if (address_size == 0) {
+          r.uleb();
+        } else {
+          r.skip(static_cast<uint64_t>(address_size));
+        }
         break;
       case DW_CFA_advance_loc1:
         r.skip(1);
@@ -215,8 +219,9 @@ bool readCie(Reader r, bool eh_frame, uint64_t max, Cie& cie) {
   }
   if (!r.ok) return true;
   cie.address_size = address_size;
-  const int pointer = eh_frame ? encodedSize(cie.fde_encoding) : address_size;
-  cie.readable = pointer > 0;
+  const int pointer =
+      eh_frame ? encodedSize(cie.fde_encoding) : (address_size > 0 ? address_size : -1);
+  cie.readable = pointer >= 0;  // (s|u)leb128 addresses too
   return instructionsBounded(r, pointer, max);
 }
 
