@@ -102,10 +102,16 @@ bool instructionsBounded(Reader r, int address_size, uint64_t max) {
       case DW_CFA_nop:
       case DW_CFA_remember_state:
       case DW_CFA_restore_state:
+      case DW_CFA_GNU_window_save:  // also DW_CFA_AARCH64_negate_ra_state
+      case 0x2c:                    // DW_CFA_AARCH64_negate_ra_state_with_pc
         break;
-      case DW_CFA_set_loc:
-        if (address_size <= 0) return true;
-        r.skip(static_cast<uint64_t>(address_size));
+      case DW_CFA_set_loc:  // an address in the FDE's encoding
+        if (address_size < 0) return true;
+        if (address_size == 0) {
+          r.uleb();
+        } else {
+          r.skip(static_cast<uint64_t>(address_size));
+        }
         break;
       case DW_CFA_advance_loc1:
         r.skip(1);
@@ -115,6 +121,9 @@ bool instructionsBounded(Reader r, int address_size, uint64_t max) {
         break;
       case DW_CFA_advance_loc4:
         r.skip(4);
+        break;
+      case DW_CFA_MIPS_advance_loc8:
+        r.skip(8);
         break;
       case DW_CFA_def_cfa_offset:
       case DW_CFA_def_cfa_offset_sf:
@@ -149,7 +158,9 @@ bool instructionsBounded(Reader r, int address_size, uint64_t max) {
         r.skip(r.uleb());
         break;
       default:
-        return true;  // a vendor opcode: its operands are unknown
+        // An opcode whose operands are unknown here (and to libdw, which
+        // refuses the entry): every one libdw runs is above.
+        return true;
     }
   }
   return true;
@@ -208,8 +219,9 @@ bool readCie(Reader r, bool eh_frame, uint64_t max, Cie& cie) {
   }
   if (!r.ok) return true;
   cie.address_size = address_size;
-  const int pointer = eh_frame ? encodedSize(cie.fde_encoding) : address_size;
-  cie.readable = pointer > 0;
+  const int pointer =
+      eh_frame ? encodedSize(cie.fde_encoding) : (address_size > 0 ? address_size : -1);
+  cie.readable = pointer >= 0;  // (s|u)leb128 addresses too
   return instructionsBounded(r, pointer, max);
 }
 

@@ -43,30 +43,26 @@ std::vector<uint8_t> sectionOf(const std::string& path, const std::string& name)
   return out;
 }
 
-// A CIE (augmentation "zR", pcrel|sdata4 FDE pointers) and one FDE whose
-// instructions are `fde_ops`, then the terminator.
+// A CIE (augmentation "zR", FDE pointers in `encoding`: pcrel|sdata4, or
+// a LEB128 one) and one FDE whose instructions are `fde_ops`, then the
+// terminator.
 std::vector<uint8_t> ehFrame(const std::vector<uint8_t>& cie_ops,
-                             const std::vector<uint8_t>& fde_ops) {
+                             const std::vector<uint8_t>& fde_ops, uint8_t encoding = 0x1b) {
   std::vector<uint8_t> cie = {0, 0,   0,   0,  // CIE id
-                              1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x1b};
+                              1, 'z', 'R', 0, 1, 0x78, 16, 1, encoding};
   cie.insert(cie.end(), cie_ops.begin(), cie_ops.end());
   while ((cie.size() + 4) % 8 != 0) cie.push_back(0);  // DW_CFA_nop
   std::vector<uint8_t> out = {static_cast<uint8_t>(cie.size()), 0, 0, 0};
   out.insert(out.end(), cie.begin(), cie.end());
   const uint32_t cie_pointer = static_cast<uint32_t>(out.size() + 4);
-  std::vector<uint8_t> fde = {static_cast<uint8_t>(cie_pointer),
-                              0,
-                              0,
-                              0,  // back to the CIE
-                              0,
-                              0,
-                              0,
-                              0,  // initial location
-                              64,
-                              0,
-                              0,
-                              0,   // range
-                              0};  // augmentation data length
+  std::vector<uint8_t> fde = {static_cast<uint8_t>(cie_pointer), 0, 0, 0};  // back to the CIE
+  const bool leb = (encoding & 0x07) == 0x01;  // DW_EH_PE_uleb128, DW_EH_PE_sleb128
+  if (leb) {
+    fde.insert(fde.end(), {0, 64});  // initial location, range
+  } else {
+    fde.insert(fde.end(), {0, 0, 0, 0, 64, 0, 0, 0});
+  }
+  fde.push_back(0);  // augmentation data length
   fde.insert(fde.end(), fde_ops.begin(), fde_ops.end());
   while ((fde.size() + 4) % 8 != 0) fde.push_back(0);
   out.push_back(static_cast<uint8_t>(fde.size()));
@@ -77,7 +73,7 @@ std::vector<uint8_t> ehFrame(const std::vector<uint8_t>& cie_ops,
 }
 
 TEST(CfiRegisters, RealFilesAreBounded) {
-  for (const std::string path :
+  for (const std::string& path :
        {std::string("/proc/self/exe"), std::string("/lib/x86_64-linux-gnu/libc.so.6"),
         std::string(STROBE_BINARY_DIR "/tests/fixtures/fixture_deep_nofp")}) {
     std::vector<uint8_t> eh = sectionOf(path, ".eh_frame");
@@ -87,7 +83,9 @@ TEST(CfiRegisters, RealFilesAreBounded) {
     // address column), and FDEs name rbx, rbp, r12..r15.
     EXPECT_FALSE(cfiRegistersBounded(eh, true, 16)) << path;
     std::vector<uint8_t> debug = sectionOf(path, ".debug_frame");
-    if (!debug.empty()) EXPECT_TRUE(cfiRegistersBounded(debug, false)) << path;
+    if (!debug.empty()) {
+      EXPECT_TRUE(cfiRegistersBounded(debug, false)) << path;
+    }
   }
 }
 
@@ -110,6 +108,32 @@ TEST(CfiRegisters, AHugeRegisterIsRefused) {
   EXPECT_FALSE(cfiRegistersBounded(ehFrame({}, reg), true));
   EXPECT_FALSE(cfiRegistersBounded(ehFrame({}, {0x07, 0x80, 0x08}), true, 1024));  // 1024
   EXPECT_TRUE(cfiRegistersBounded(ehFrame({}, {0x07, 0xff, 0x07}), true, 1024));   // 1023
+}
+
+TEST(CfiRegisters, FdesWithLeb128AddressesAreChecked) {
+  // The fuzzer's second way past the check: a CIE whose FDE pointers are
+  // LEB128 (DW_EH_PE_textrel|DW_EH_PE_sleb128), which libdw reads.
+  const std::vector<uint8_t> huge = {0x14, 0xfe, 0xff, 0xff, 0x7d, 0};  // val_offset 2^28-ish
+  EXPECT_FALSE(cfiRegistersBounded(ehFrame({}, huge, 0x29), true));
+  EXPECT_FALSE(cfiRegistersBounded(ehFrame({}, huge, 0x01), true));
+  // DW_CFA_set_loc with a LEB128 operand, then the huge register.
+  std::vector<uint8_t> set_loc = {0x01, 0x80, 0x01};
+  set_loc.insert(set_loc.end(), huge.begin(), huge.end());
+  EXPECT_FALSE(cfiRegistersBounded(ehFrame({}, set_loc, 0x09), true));
+  EXPECT_TRUE(cfiRegistersBounded(ehFrame({}, {0x41, 0x0e, 16, 0x86, 2}, 0x09), true));
+}
+
+TEST(CfiRegisters, OpcodesLibdwRunsDoNotEndTheCheck) {
+  // DW_CFA_GNU_window_save (no operands; the fuzzer hid a huge register
+  // behind it) and DW_CFA_MIPS_advance_loc8 (8 bytes) before a
+  // restore_extended of register 2^28.
+  const std::vector<uint8_t> huge = {0x06, 0x80, 0x80, 0x80, 0x80, 0x01};
+  std::vector<uint8_t> window = {0x2d};
+  window.insert(window.end(), huge.begin(), huge.end());
+  EXPECT_FALSE(cfiRegistersBounded(ehFrame({}, window), true));
+  std::vector<uint8_t> loc8 = {0x1d, 0x06, 0x80, 0x80, 0x80, 0x80, 0x01, 0, 0};
+  loc8.insert(loc8.end(), huge.begin(), huge.end());
+  EXPECT_FALSE(cfiRegistersBounded(ehFrame({}, loc8), true));
 }
 
 }  // namespace
