@@ -3,17 +3,23 @@
 # --http (scraped every 15 s for the last 14 s, as Grafana Alloy does) and
 # pushing every 15 s to a local sink, next to a steady load on every CPU
 # (bench_overhead_workload). Every 10 s the agent's CPU time (utime+stime
-# of /proc/PID/stat) and memory (VmRSS of /proc/PID/status) are read;
+# of /proc/PID/stat) and memory (VmRSS, RssAnon, RssFile of
+# /proc/PID/status) are read;
 # printed: its CPU as a share of one core over the run, its RSS at the
 # first minute and at the end, and its peak (VmHWM). Then, as a reference,
 # `perf record -a -F 99 -g` writing to a pipe (to /dev/null) over the same
 # load for PEER_SECONDS: the kernel-side sampling both pay, and perf's own
 # CPU without symbolizing or serving anything.
-# Usage: bench/agent/run.sh [BUILD_DIR] [SECONDS (600)] [PEER_SECONDS (120)]
+# With CHURN_DIR, the executables under it (e.g. build-asan/tests/unit:
+# programs with large debug information) also run one after another, each
+# for at most 8 s, for the whole run: new modules for the agent to name,
+# as on a host where programs come and go.
+# Usage: bench/agent/run.sh [BUILD_DIR] [SECONDS (600)] [PEER_SECONDS (120)] [CHURN_DIR]
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 seconds=${2:-600}
 peer_seconds=${3:-120}
+churn_dir=${4:-}
 work=$(mktemp -d)
 pids=()
 cleanup() {
@@ -62,6 +68,14 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 [ -n "$port" ] || { cat "$work/agent.err"; exit 1; }
+if [ -n "$churn_dir" ]; then
+  (while true; do
+    find "$churn_dir" -type f -executable | sort | while read -r exe; do
+      timeout 8 "$exe" > /dev/null 2>&1 || true
+    done
+  done) &
+  pids+=($!)
+fi
 # The scraper: a 14 s profile every 15 s.
 (while true; do
   curl -s -o /dev/null "http://127.0.0.1:$port/debug/pprof/profile?seconds=14" || true
@@ -72,12 +86,13 @@ pids+=($!)
 start_ticks=$(cpu_ticks "$agent")
 start=$(date +%s.%N)
 rss_1min=
-echo "time_s cpu_s rss_kb" > "$work/samples"
+echo "time_s cpu_s rss_kb anon_kb file_kb" > "$work/samples"
 for ((t = 10; t <= seconds; t += 10)); do
   sleep 10
   c=$(cpu_ticks "$agent")
   r=$(status_kb "$agent" VmRSS)
-  echo "$t $(awk -v c="$c" -v s="$start_ticks" -v k="$tck" 'BEGIN { printf "%.2f", (c - s) / k }') $r" >> "$work/samples"
+  cpu=$(awk -v c="$c" -v s="$start_ticks" -v k="$tck" 'BEGIN { printf "%.2f", (c - s) / k }')
+  echo "$t $cpu $r $(status_kb "$agent" RssAnon) $(status_kb "$agent" RssFile)" >> "$work/samples"
   [ "$t" = 60 ] && rss_1min=$r
 done
 end=$(date +%s.%N)
