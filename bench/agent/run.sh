@@ -69,11 +69,16 @@ for _ in $(seq 100); do
 done
 [ -n "$port" ] || { cat "$work/agent.err"; exit 1; }
 if [ -n "$churn_dir" ]; then
-  (while true; do
-    find "$churn_dir" -type f -executable | sort | while read -r exe; do
-      (timeout 8 "$exe" > /dev/null 2>&1) 2> /dev/null || true  # some crash without their setup
+  # One shell runs them, so that stopping it stops the program it runs.
+  (trap 'kill "$child" 2> /dev/null; exit 0' TERM
+  child=
+  while true; do
+    for exe in $(find "$churn_dir" -type f -executable | sort); do
+      timeout 8 "$exe" > /dev/null 2>&1 &
+      child=$!
+      wait "$child" 2> /dev/null || true  # some crash without their setup
     done
-  done) &
+  done) 2> /dev/null &
   pids+=($!)
 fi
 # The scraper: a 14 s profile every 15 s.
