@@ -70,13 +70,13 @@ include=$work/include.h2m
     section_md "$heading" | to_roff
   fi
   printf '[SEE ALSO]\n'
-  for page in strobe strobe-record strobe-report strobe-top libstrobe; do
+  for page in strobe strobe-record strobe-report strobe-top strobe-agent libstrobe; do
     [ "$page" = "$name" ] && continue
     sec=1
     [ "$page" = libstrobe ] && sec=3
     printf '.BR %s (%s),\n' "$page" "$sec"
   done
-  printf 'and /usr/share/doc/strobe/ (USAGE.md, FORMATS.md, FORMAT.md, LIBSTROBE.md).\n'
+  printf 'and /usr/share/doc/strobe/ (USAGE.md, AGENT.md, FORMATS.md, FORMAT.md, LIBSTROBE.md).\n'
 } > "$include"
 
 help2man --no-info --no-discard-stderr --version-string="$version" -N \

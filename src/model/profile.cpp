@@ -126,6 +126,27 @@ void Profile::growStackIndex(size_t min_slots) {
   }
 }
 
+std::vector<StackId> Profile::keepStacks(const std::vector<bool>& keep) {
+  std::vector<StackId> map(stacks_.size(), kNone);
+  size_t n = 0;
+  for (size_t id = 0; id < stacks_.size(); ++id) {
+    if (id >= keep.size() || !keep[id]) continue;
+    StackNode node = stacks_[id];
+    if (node.parent != kNone) node.parent = map[node.parent];  // parents come first
+    map[id] = static_cast<StackId>(n);
+    stacks_[n++] = node;
+  }
+  stacks_.resize(n);
+  stacks_.shrink_to_fit();
+  stack_index_.clear();
+  stack_index_.shrink_to_fit();
+  if (n > 0) growStackIndex(n * 2);
+  for (Sample& s : samples_) {
+    if (s.stack != kNone) s.stack = map[s.stack];
+  }
+  return map;
+}
+
 void Profile::setThread(Thread t) {
   auto it = thread_index_.find(t.tid);
   if (it != thread_index_.end()) {

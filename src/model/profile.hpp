@@ -257,6 +257,12 @@ class Profile {
   // Sizes the stack tables for `n` nodes in all (a hint, as vector::reserve).
   void reserveStacks(size_t n);
   void addSample(const Sample& s) { samples_.push_back(s); }
+  // Keeps the stack nodes marked in `keep` (indexed by StackId; a kept
+  // node's parents must be kept too), renumbered in their order, and
+  // rewrites the samples' stacks. Returns the old id -> new id map (kNone:
+  // dropped). Samples must not use a dropped node. model/compact.hpp
+  // decides what to keep.
+  std::vector<StackId> keepStacks(const std::vector<bool>& keep);
 
   // Adds or updates (by tid) a thread.
   void setThread(Thread t);

@@ -166,6 +166,11 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
   const int64_t k_role = extra.id("role");
   std::unordered_map<int32_t, int64_t> thread_names;
   std::unordered_map<int32_t, int64_t> thread_roles;  // 0: none
+  const int64_t k_pid = opt.process_labels ? extra.id("pid") : 0;
+  const int64_t k_comm = opt.process_labels ? extra.id("comm") : 0;
+  std::unordered_map<int32_t, std::pair<int32_t, int64_t>> processes;  // tid -> pid, comm
+  std::vector<std::pair<int64_t, int64_t>> fixed_labels;
+  for (const auto& [k, v] : opt.labels) fixed_labels.emplace_back(extra.id(k), extra.id(v));
   std::vector<uint64_t> loc_ids;
   std::vector<bool> used_loc(p.locations().size(), false);
   for (uint64_t key : order) {
@@ -190,6 +195,14 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
       const model::Thread* t = p.findThread(tid);
       tn->second = extra.id(t != nullptr && !t->name.empty() ? t->name : std::to_string(tid));
       thread_roles[tid] = t != nullptr && !t->role.empty() ? extra.id(t->role) : 0;
+      if (opt.process_labels) {
+        const int32_t pid = t != nullptr && t->pid != 0 ? t->pid : tid;
+        const model::Thread* main_thread = p.findThread(pid);
+        const std::string& comm = main_thread != nullptr && !main_thread->name.empty()
+                                      ? main_thread->name
+                                      : (t != nullptr ? t->name : std::string());
+        processes[tid] = {pid, comm.empty() ? 0 : extra.id(comm)};
+      }
     }
     {
       protozero::pbf_writer w(enc.buffer());
@@ -213,6 +226,24 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
         protozero::pbf_writer l(s, pb::kLabel);
         l.add_int64(pb::kKey, k_role);
         l.add_int64(pb::kStr, role);
+      }
+      if (opt.process_labels) {
+        const auto& [pid, comm] = processes[tid];
+        {
+          protozero::pbf_writer l(s, pb::kLabel);
+          l.add_int64(pb::kKey, k_pid);
+          l.add_int64(pb::kNum, pid);
+        }
+        if (comm != 0) {
+          protozero::pbf_writer l(s, pb::kLabel);
+          l.add_int64(pb::kKey, k_comm);
+          l.add_int64(pb::kStr, comm);
+        }
+      }
+      for (const auto& [k, v] : fixed_labels) {
+        protozero::pbf_writer l(s, pb::kLabel);
+        l.add_int64(pb::kKey, k);
+        l.add_int64(pb::kStr, v);
       }
     }
     if (!enc.maybeFlush()) break;
@@ -271,6 +302,7 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
   for (size_t i = 0; i < p.modules().size(); ++i) {
     const model::Module& mod = p.modules()[i];
     const ModuleRange& r = ranges[i];
+    if (opt.used_mappings_only && r.limit == 0) continue;
     protozero::pbf_writer w(enc.buffer());
     protozero::pbf_writer mp(w, pb::kMapping);
     mp.add_uint64(pb::kId, i + 1);

@@ -10,7 +10,8 @@
 // file its lines lie in (a pprof line has no file); one location per model
 // location with its inline chain as several lines (innermost first, as
 // pprof expects); one sample per distinct (stack, thread) with labels
-// `thread` (name) and `tid`, a function's call into its own clone left out
+// `thread` (name), `tid`, `role` when the thread has one, and those
+// PprofOptions asks for, a function's call into its own clone left out
 // of the stack.
 //
 // Streams: messages are encoded with protozero in small chunks and
@@ -19,6 +20,9 @@
 #pragma once
 
 #include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "base/result.hpp"
 #include "model/profile.hpp"
@@ -27,6 +31,15 @@ namespace strobe::output {
 
 struct PprofOptions {
   bool no_inline = false;  // one line per location: the real function
+  // Also label each sample with its process: `pid` (number) and `comm`
+  // (the process's name: its main thread's), for profiles of many
+  // processes (strobe agent).
+  bool process_labels = false;
+  // Only the mappings of modules that hold a sampled location (a profile of
+  // one process out of a whole host's; pprof names the first the main binary).
+  bool used_mappings_only = false;
+  // Labels given to every sample (key, value), e.g. the host name.
+  std::vector<std::pair<std::string, std::string>> labels;
 };
 
 Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* out);

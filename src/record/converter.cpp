@@ -201,7 +201,13 @@ void Converter::addMapping(int32_t pid, uint64_t start, uint64_t end, uint64_t p
 }
 
 void Converter::nameThread(int32_t pid, int32_t tid, const std::string& name) {
-  profile_.setThread(model::Thread{tid, pid, name});
+  model::Thread t{tid, pid, name, {}};
+  // A role the program gave the thread (live views) outlasts a new name.
+  if (const model::Thread* known = profile_.findThread(tid);
+      known != nullptr && known->pid == pid) {
+    t.role = known->role;
+  }
+  profile_.setThread(std::move(t));
 }
 
 void Converter::onMmap(const perf::Mmap2Record& r) {
@@ -222,6 +228,7 @@ void Converter::onComm(const perf::CommRecord& r) {
 void Converter::onTask(const perf::TaskRecord& r) {
   if (!r.is_fork) {
     if (off_cpu_ != nullptr) off_cpu_->onExit(static_cast<int32_t>(r.tid), r.time);
+    if (r.pid == r.tid) exited_[static_cast<int32_t>(r.pid)] = r.time;
     throttle_.onExit(static_cast<int32_t>(r.tid), r.time, profile_.mutableSamples());
     noteThrottles();
     return;
@@ -240,6 +247,7 @@ void Converter::onTask(const perf::TaskRecord& r) {
   }
   // A new process starts with a copy of its parent's address space.
   if (pid != ppid) {
+    exited_.erase(pid);  // a reused pid
     auto it = spaces_.find(ppid);
     if (it != spaces_.end()) spaces_[pid] = it->second;
     ++space_generation_;
@@ -275,7 +283,7 @@ void Converter::onSample(const perf::SampleRecord& r) {
   model::Sample s{t, tid, r.cpu, stack, r.period, end};
   s.kind = kind_;
   profile_.addSample(s);
-  throttle_.onSample(tid, profile_.samples().size() - 1);
+  throttle_.onSample(profile_.samples());
 }
 
 void Converter::onThrottle(const perf::ThrottleRecord& r) {
@@ -425,6 +433,29 @@ model::LocationId Converter::kernelLocation(uint64_t addr) {
     kernel_module_ = profile_.internModule(kKernelModule, "");
   }
   return profile_.internLocation(kernel_module_, addr, addr);
+}
+
+std::vector<model::StackId> Converter::liveStacks() const {
+  std::vector<model::StackId> out;
+  if (off_cpu_) off_cpu_->liveStacks(out);
+  return out;
+}
+
+void Converter::afterCompaction(const model::Compaction& c) {
+  prefixes_.clear();  // a cache: the next sample of each thread interns its whole stack
+  if (off_cpu_) off_cpu_->remapStacks(c.stack_map);
+  throttle_.afterCompaction(c.samples_dropped, profile_.samples());
+}
+
+void Converter::forgetExited(uint64_t before_ns) {
+  for (auto it = exited_.begin(); it != exited_.end();) {
+    if (it->second < before_ns) {
+      spaces_.erase(it->first);
+      it = exited_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 }  // namespace strobe::record

@@ -27,6 +27,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "model/compact.hpp"
 #include "model/profile.hpp"
 #include "perf/records.hpp"
 #include "record/address_space.hpp"
@@ -137,6 +138,20 @@ class Converter {
   // The markers seen since the last call.
   std::vector<JitdumpMarker> takeJitdumpMarkers() { return std::move(jitdump_markers_); }
 
+  // Stack ids the converter still holds and will store later (open
+  // off-CPU intervals); a compaction must keep them (model/compact.hpp).
+  std::vector<model::StackId> liveStacks() const;
+  // After a compaction dropped samples and renumbered the Profile's stacks:
+  // follows the stack map (old id -> new id) and the samples' new places,
+  // and forgets its cache of recent stacks.
+  void afterCompaction(const model::Compaction& c);
+  // Forgets the address spaces of processes whose main thread exited
+  // before before_ns (CLOCK_MONOTONIC), once every record up to then is
+  // applied (a session that runs for days sees many processes come and
+  // go). Threads that outlive their process's main thread lose their
+  // mappings then (their frames become unmapped).
+  void forgetExited(uint64_t before_ns);
+
  private:
   model::LocationId locate(AddressSpace& as, uint64_t addr);
   // Interns the sample's stack (leaf first in frames_); sets `end`.
@@ -157,6 +172,7 @@ class Converter {
   model::Profile& profile_;
   uint64_t start_ns_;
   std::unordered_map<int32_t, AddressSpace> spaces_;  // by pid
+  std::unordered_map<int32_t, uint64_t> exited_;      // pid -> its main thread's EXIT time
   std::vector<uint64_t> frames_;                      // scratch: leaf first
   struct PrefixFrame {
     uint64_t address;

@@ -157,4 +157,16 @@ std::vector<model::Sample> OffCpuPairer::openIntervals(uint64_t now_ns) const {
   return out;
 }
 
+void OffCpuPairer::liveStacks(std::vector<model::StackId>& out) const {
+  for (const auto& [tid, o] : open_) {
+    if (o.stack != model::kNone) out.push_back(o.stack);
+  }
+}
+
+void OffCpuPairer::remapStacks(const std::vector<model::StackId>& map) {
+  for (auto& [tid, o] : open_) {
+    if (o.stack != model::kNone) o.stack = o.stack < map.size() ? map[o.stack] : model::kNone;
+  }
+}
+
 }  // namespace strobe::record

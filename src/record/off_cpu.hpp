@@ -77,6 +77,11 @@ class OffCpuPairer {
 
   const OffCpuStats& stats() const { return stats_; }
 
+  // The stacks of the open intervals, and their renumbering after a
+  // compaction (model/compact.hpp; a dropped one becomes an empty stack).
+  void liveStacks(std::vector<model::StackId>& out) const;
+  void remapStacks(const std::vector<model::StackId>& map);
+
  private:
   struct Open {
     uint64_t out_ns = 0;

@@ -57,6 +57,9 @@ constexpr size_t kOffCpuRingFactor = 4;
 // -g auto: user stack bytes copied at each switch-out (see openOffCpu): the
 // libc frames of a blocking call fit in a few hundred bytes.
 constexpr uint32_t kOffCpuStackCopy = 1024;
+// Live roles, system-wide: how often the processes sampled lately are
+// looked at for span channels (each at most every kDiscoverEveryNs).
+constexpr uint64_t kDiscoverNs = 1'000'000'000;
 
 std::atomic<pid_t> g_forward_to{-1};
 std::atomic<bool> g_stop{false};
@@ -266,7 +269,19 @@ class Session {
   // Attach: each target's CPU when recording began and when last read.
   std::unordered_map<pid_t, std::pair<ProcessCpu, ProcessCpu>> target_cpu_;
   void readTargetCpu(bool first);
+  // The processes of the samples taken since `since_ns` (since the start).
+  std::vector<int32_t> sampledPidsSince(uint64_t since_ns) const;
 };
+
+std::vector<int32_t> Session::sampledPidsSince(uint64_t since_ns) const {
+  std::unordered_set<int32_t> pids;
+  const std::vector<model::Sample>& samples = profile_.samples();
+  for (size_t i = samples.size(); i-- > 0 && samples[i].time_ns >= since_ns;) {
+    const model::Thread* t = profile_.findThread(samples[i].tid);
+    pids.insert(t != nullptr && t->pid != 0 ? t->pid : samples[i].tid);
+  }
+  return {pids.begin(), pids.end()};
+}
 
 void Session::readTargetCpu(bool first) {
   for (pid_t pid : opt_.pids) {
@@ -660,7 +675,7 @@ Result<RecordOutcome> Session::run() {
   } else if (!launch) {
     for (pid_t pid : opt_.pids) synthesize(pid);
     readTargetCpu(/*first=*/true);
-    if (opt_.spans) {
+    if (opt_.spans || opt_.live_roles) {
       for (pid_t pid : opt_.pids) spans_.attach(pid, warnings_);
     }
   }
@@ -691,6 +706,9 @@ Result<RecordOutcome> Session::run() {
   RecordOutcome outcome;
   int status = 0;
   std::vector<pollfd> fds;
+  if (opt_.live_roles) spans_.liveRoles();
+  uint64_t next_discovery = 0;  // live roles, -a: when to look for new channels next
+  uint64_t last_discovery = 0;  // ... and the sample time the last look covered
   for (;;) {
     uint64_t pass_start = monotonicNs();
     drainAll();
@@ -698,11 +716,25 @@ Result<RecordOutcome> Session::run() {
     closeHungPerThreadRings();
     jit_.poll(profile_, *converter_, pass_start);
     spans_.poll();
+    if (opt_.live_roles) {
+      if (opt_.system_wide && pass_start >= next_discovery) {
+        spans_.discover(sampledPidsSince(last_discovery), pass_start);
+        last_discovery = pass_start - meta.start_monotonic_ns;
+        next_discovery = pass_start + kDiscoverNs;
+      }
+      spans_.applyRoles(profile_);
+    }
     if (pass_start >= next_tick) {
       // Ticks keep their cadence; one that ran past the next skips it. None
       // after one asked to stop.
       TickInfo info{pass_start - meta.start_monotonic_ns, &converter_->stats(), kept_.get(), {}};
       if (opt_.off_cpu) info.open_off_cpu = converter_->openOffCpu(pass_start - kReorderSlackNs);
+      info.compact = [this](uint64_t before_ns) {
+        model::Compaction c = model::compactProfile(profile_, before_ns, converter_->liveStacks());
+        converter_->afterCompaction(c);
+        converter_->forgetExited(profile_.meta().start_monotonic_ns + before_ns);
+        return c;
+      };
       const bool go_on = opt_.on_tick(profile_, info);
       next_tick += opt_.tick_ns;
       if (const uint64_t now = monotonicNs(); next_tick <= now) next_tick = now + opt_.tick_ns;

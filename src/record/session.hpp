@@ -43,7 +43,8 @@
 // every tick_ns, on the recording thread, with the Profile so far (records
 // are applied up to the reorder slack, ~20 ms, behind) which it may
 // symbolize in place; returning false ends the session as the end of -d
-// would (launch: the command gets SIGTERM and is waited for).
+// would (launch: the command gets SIGTERM and is waited for). A view may
+// compact the Profile from its tick (TickInfo::compact).
 // Thread safety: one session at a time per process (signal handlers).
 #pragma once
 
@@ -55,6 +56,7 @@
 #include <vector>
 
 #include "base/result.hpp"
+#include "model/compact.hpp"
 #include "model/profile.hpp"
 #include "record/converter.hpp"
 #include "record/kept_files.hpp"
@@ -75,6 +77,11 @@ struct TickInfo {
   // time the Profile is complete to (not in the Profile: their end is not
   // known yet).
   std::vector<model::Sample> open_off_cpu;
+  // Drops the samples before a time (since the start) and the stacks no
+  // one needs any more, keeping the converter's stacks consistent
+  // (model/compact.hpp), and the address spaces of processes that exited
+  // before then: for views that run for days (strobe agent).
+  std::function<model::Compaction(uint64_t before_ns)> compact;
 };
 
 // --off-cpu-min's default: off-CPU intervals shorter than this are counted,
@@ -104,6 +111,11 @@ struct RecordOptions {
   // a launched command is told where to send them, attached processes are
   // read through /proc/PID/fd.
   bool spans = false;
+  // Live views (strobe agent): thread roles reach the Profile while it is
+  // recorded, not at the end, and spans are not kept; system-wide, the
+  // channels of the processes sampled are looked for as they run
+  // (span_receiver.hpp, discover()).
+  bool live_roles = false;
   // --off-cpu: also record each interval a thread spends off CPU (needs a
   // time event and call stacks); shorter ones than off_cpu_min_ns are
   // counted only.

@@ -1,8 +1,10 @@
 #include "record/span_receiver.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -15,6 +17,7 @@ class ReceiverSink final : public channel::Sink {
  public:
   ReceiverSink(SpanReceiver& r, int32_t pid) : r_(r), pid_(pid) {}
   void span(const channel::SpanEvent& s) override {
+    if (r_.live_roles_) return;
     auto it = r_.name_ids_.find(s.name);
     if (it == r_.name_ids_.end()) {
       it = r_.name_ids_.emplace(std::string(s.name), static_cast<uint32_t>(r_.names_.size())).first;
@@ -24,6 +27,7 @@ class ReceiverSink final : public channel::Sink {
   }
   void role(int32_t tid, std::string_view role, int32_t index) override {
     r_.roles_[tid] = SpanReceiver::Role{pid_, model::roleLabel(role, index)};
+    if (r_.live_roles_) r_.new_roles_.push_back(tid);
   }
 
  private:
@@ -89,6 +93,48 @@ void SpanReceiver::poll() {
     ReceiverSink sink(*this, s.pid);
     s.consumer->drain(sink);
   }
+}
+
+void SpanReceiver::applyRoles(model::Profile& p) {
+  for (int32_t tid : new_roles_) {
+    auto it = roles_.find(tid);
+    if (it == roles_.end()) continue;
+    model::Thread t;
+    if (const model::Thread* known = p.findThread(tid)) {
+      t = *known;
+    } else {
+      t.tid = tid;
+      t.pid = it->second.pid;
+    }
+    t.role = it->second.label;
+    p.setThread(std::move(t));
+  }
+  new_roles_.clear();
+}
+
+void SpanReceiver::discover(const std::vector<int32_t>& pids, uint64_t now_ns) {
+  std::vector<std::string> warnings;  // a process whose channel cannot be opened: no roles
+  for (int32_t pid : pids) {
+    auto [it, fresh] = looked_for_.try_emplace(pid, now_ns);
+    if (!fresh && it->second + kDiscoverEveryNs > now_ns) continue;
+    it->second = now_ns;
+    const bool joined = std::any_of(sources_.begin(), sources_.end(),
+                                    [pid](const Source& s) { return s.pid == pid; });
+    if (!joined) attach(pid, warnings);
+  }
+  // Processes that are gone: their channels (and what is remembered of them) go.
+  if (now_ns < next_prune_ns_) return;
+  next_prune_ns_ = now_ns + kDiscoverEveryNs;
+  for (auto it = looked_for_.begin(); it != looked_for_.end();) {
+    if (it->second + kDiscoverEveryNs <= now_ns && ::kill(it->first, 0) != 0 && errno == ESRCH) {
+      it = looked_for_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  std::erase_if(sources_, [](const Source& s) { return ::kill(s.pid, 0) != 0 && errno == ESRCH; });
+  std::erase_if(roles_,
+                [](const auto& r) { return ::kill(r.second.pid, 0) != 0 && errno == ESRCH; });
 }
 
 void SpanReceiver::finish(model::Profile& p, uint64_t start_monotonic_ns,

@@ -7,6 +7,11 @@
 // every channel (the programs stop recording spans) and puts spans, roles
 // and the count of dropped spans into the Profile. Processes without
 // libstrobe simply have no channel.
+// Live views (strobe agent) call liveRoles(): spans are not kept (a host
+// runs for days), roles reach the Profile as they arrive (applyRoles(),
+// each pass), and discover() finds the channels of processes that were not
+// launched or attached to (-a): those sampled lately, each looked for at
+// most every kDiscoverEveryNs; channels of processes that are gone are left.
 //
 // Owns: the listener and every channel's mapping. Thread safety: one thread
 // (the recording's).
@@ -41,6 +46,16 @@ class SpanReceiver {
   void attach(pid_t pid, std::vector<std::string>& warnings);
 
   void poll();
+
+  // Spans are dropped as they arrive; roles are applied by applyRoles().
+  void liveRoles() { live_roles_ = true; }
+  // The roles received since the last call, into `p`'s threads.
+  void applyRoles(model::Profile& p);
+  // Joins the channels of `pids` (processes sampled lately) not joined yet
+  // and not looked for since now_ns - kDiscoverEveryNs; leaves the
+  // channels of processes that are gone.
+  static constexpr uint64_t kDiscoverEveryNs = 10'000'000'000;
+  void discover(const std::vector<int32_t>& pids, uint64_t now_ns);
 
   // Spans (times relative to start_monotonic_ns), roles and dropped spans
   // into `p`; a line in `warnings` when spans were lost.
@@ -78,6 +93,10 @@ class SpanReceiver {
   };
   std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> name_ids_;
   std::unordered_map<int32_t, Role> roles_;
+  bool live_roles_ = false;
+  std::vector<int32_t> new_roles_;                    // tids, since applyRoles()
+  std::unordered_map<int32_t, uint64_t> looked_for_;  // pid -> when (discover())
+  uint64_t next_prune_ns_ = 0;
   std::vector<std::string> problems_;  // channels that could not be read
 
   friend class ReceiverSink;

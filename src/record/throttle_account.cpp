@@ -4,10 +4,14 @@
 
 namespace strobe::record {
 
-void ThrottleAccount::takeSample(int32_t tid, size_t index) {
-  auto a = awaiting_.find(tid);
+void ThrottleAccount::takeSample(const std::vector<model::Sample>& samples) {
+  const model::Sample& s = samples.back();
+  auto a = awaiting_.find(s.tid);
   if (a == awaiting_.end()) return;
-  if (auto o = open_.find(a->second); o != open_.end()) o->second.index = index;
+  if (auto o = open_.find(a->second); o != open_.end()) {
+    o->second.index = samples.size() - 1;
+    o->second.sample_time = s.time_ns;
+  }
   awaiting_.erase(a);
 }
 
@@ -19,7 +23,10 @@ void ThrottleAccount::onThrottle(uint64_t event_id, int32_t tid, uint64_t time) 
 void ThrottleAccount::close(const Open& o, uint64_t time, std::vector<model::Sample>& samples) {
   const uint64_t length = time > o.start ? time - o.start : 0;
   throttled_ns_ += length;
-  if (!weigh_ || o.index >= samples.size() || samples[o.index].tid != o.tid) return;
+  if (!weigh_ || o.index >= samples.size() || samples[o.index].tid != o.tid ||
+      samples[o.index].time_ns != o.sample_time) {
+    return;
+  }
   const uint64_t add = std::min(length, kMaxTickNs);
   samples[o.index].weight += add;
   weighted_ns_ += add;
@@ -45,6 +52,24 @@ void ThrottleAccount::onExit(int32_t tid, uint64_t time, std::vector<model::Samp
     } else {
       ++o;
     }
+  }
+}
+
+void ThrottleAccount::afterCompaction(size_t dropped, const std::vector<model::Sample>& samples) {
+  if (dropped == 0) return;
+  for (auto& [id, o] : open_) {
+    if (o.index == SIZE_MAX) continue;
+    // Erasing keeps the order: the sample is now `dropped` or fewer places
+    // down, or gone.
+    const size_t lo = o.index > dropped ? o.index - dropped : 0;
+    size_t found = SIZE_MAX;
+    for (size_t i = std::min(o.index + 1, samples.size()); i > lo; --i) {
+      if (samples[i - 1].tid == o.tid && samples[i - 1].time_ns == o.sample_time) {
+        found = i - 1;
+        break;
+      }
+    }
+    o.index = found;
   }
 }
 

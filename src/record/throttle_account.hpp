@@ -41,9 +41,9 @@ class ThrottleAccount {
   // for counting events throttled time is only counted.
   explicit ThrottleAccount(bool weigh = true) : weigh_(weigh) {}
 
-  // A CPU sample of `tid`, at `index` in the Profile's samples.
-  void onSample(int32_t tid, size_t index) {
-    if (!awaiting_.empty()) takeSample(tid, index);
+  // A CPU sample was added: the last of the Profile's `samples`.
+  void onSample(const std::vector<model::Sample>& samples) {
+    if (!awaiting_.empty()) takeSample(samples);
   }
   // THROTTLE and UNTHROTTLE of the event `event_id` (the record's id);
   // `samples` is the Profile's, whose throttled sample gains the interval.
@@ -51,6 +51,9 @@ class ThrottleAccount {
   void onUnthrottle(uint64_t event_id, uint64_t time, std::vector<model::Sample>& samples);
   // The thread exited at `time`: its events are gone, their throttles end.
   void onExit(int32_t tid, uint64_t time, std::vector<model::Sample>& samples);
+  // A compaction (model/compact.hpp) dropped `dropped` of the samples, in
+  // order: the throttling samples it kept moved down, the others are gone.
+  void afterCompaction(size_t dropped, const std::vector<model::Sample>& samples);
 
   // Throttled intervals' total length, and how much of it went into weights.
   [[nodiscard]] uint64_t throttledNs() const { return throttled_ns_; }
@@ -60,9 +63,10 @@ class ThrottleAccount {
   struct Open {
     int32_t tid = 0;
     uint64_t start = 0;
-    size_t index = SIZE_MAX;  // the throttling sample; SIZE_MAX until it comes
+    size_t index = SIZE_MAX;  // the throttling sample; SIZE_MAX until it comes or once gone
+    uint64_t sample_time = 0;  // its time_ns: with tid, what identifies it
   };
-  void takeSample(int32_t tid, size_t index);
+  void takeSample(const std::vector<model::Sample>& samples);
   void close(const Open& o, uint64_t time, std::vector<model::Sample>& samples);
 
   std::unordered_map<uint64_t, Open> open_;         // by throttled event id

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -201,6 +202,17 @@ Status ElfFile::inflateDebugSections() {
   elf_.reset(e);
   image_ = std::move(img->memory);
   return {};
+}
+
+void ElfFile::releasePages() const {
+  if (image_.valid() || !elf_) return;
+  size_t size = 0;
+  char* raw = ::elf_rawfile(elf_.get(), &size);
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  if (raw == nullptr || size == 0 || reinterpret_cast<uintptr_t>(raw) % page != 0) return;
+  // A read-only mapping of the file (ELF_C_READ_MMAP): dropping its pages
+  // loses nothing.
+  ::madvise(raw, size, MADV_DONTNEED);
 }
 
 std::optional<Svma> ElfFile::fileOffsetToSvma(FileOffset off) const {

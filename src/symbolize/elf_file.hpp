@@ -76,6 +76,12 @@ class ElfFile {
   // handle is unchanged) when one does not decompress.
   Status inflateDebugSections();
 
+  // Lets the pages of the file read so far go from this process's memory
+  // (they stay in the page cache and are read in again when next used), so
+  // that a file kept open for long does not count in its RSS. Nothing for
+  // an inflated copy, which is the process's own memory.
+  void releasePages() const;
+
  private:
   struct ElfCloser {
     void operator()(Elf* e) const;

@@ -1,6 +1,7 @@
 #include "symbolize/jit_files.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -105,8 +106,12 @@ void JitFiles::poll(model::Profile& p, uint64_t now_ns) {
     if (!f.fd.valid()) {
       f.fd.reset(::open(f.path.c_str(), O_RDONLY | O_CLOEXEC));
       if (!f.fd.valid()) {
-        // A perf map that does not exist (yet): the process names no code that way.
-        if (!f.jitdump && errno == ENOENT) continue;
+        // A perf map that does not exist (yet): the process names no code
+        // that way. Once the process is gone, it never will.
+        if (!f.jitdump && errno == ENOENT) {
+          if (::kill(f.pid, 0) != 0 && errno == ESRCH) f.done = true;
+          continue;
+        }
         const int err = errno;
         warnings_.push_back("cannot read " + f.path + ": " + std::strerror(err) +
                             (err == ENOENT

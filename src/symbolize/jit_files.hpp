@@ -7,7 +7,8 @@
 //     records become the next load's line table, CODE_CLOSE ends the file;
 //   - the perf map (perf_map.hpp) of each process that has anonymous
 //     executable memory (Profile::anonRegions), in `perf_map_dir`: each line
-//     is loaded at the time of the poll that read it.
+//     is loaded at the time of the poll that read it. A map not written
+//     (yet) is looked for at each poll while its process lives.
 // poll() reads what was appended since the last poll; a record or line cut
 // off at the end waits for the next one. A file that is not a jitdump, or
 // whose record sizes contradict each other, is left with one warning (what

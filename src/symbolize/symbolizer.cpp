@@ -239,8 +239,55 @@ bool Symbolizer::hasWork(const Batch& batch) {
   return !batch.jobs.empty();
 }
 
+size_t Symbolizer::forgetUnused(uint64_t batches, size_t max_modules) {
+  const size_t before = cache_.size();
+  std::vector<std::pair<uint64_t, std::string>> kept;  // (last use, key)
+  for (auto it = cache_.begin(); it != cache_.end();) {
+    const uint64_t used = last_used_[it->first];
+    if (used + batches < batches_) {
+      last_used_.erase(it->first);
+      it = cache_.erase(it);
+    } else {
+      kept.emplace_back(used, it->first);
+      ++it;
+    }
+  }
+  if (kept.size() > max_modules) {
+    std::sort(kept.begin(), kept.end());
+    for (size_t i = 0; i < kept.size() - max_modules; ++i) {
+      cache_.erase(kept[i].second);
+      last_used_.erase(kept[i].second);
+    }
+  }
+  return before - cache_.size();
+}
+
+bool Symbolizer::forgetLeastRecentlyUsed() {
+  auto oldest = cache_.end();
+  uint64_t oldest_use = UINT64_MAX;
+  for (auto it = cache_.begin(); it != cache_.end(); ++it) {
+    if (const uint64_t used = last_used_[it->first]; used < oldest_use) {
+      oldest_use = used;
+      oldest = it;
+    }
+  }
+  if (oldest == cache_.end()) return false;
+  last_used_.erase(oldest->first);
+  cache_.erase(oldest);
+  return true;
+}
+
+void Symbolizer::releaseFilePages() const {
+  for (const auto& [key, m] : cache_) {
+    if (m == nullptr) continue;
+    m->elf.releasePages();
+    if (m->debug) m->debug->releasePages();
+  }
+}
+
 Symbolizer::BatchPtr Symbolizer::begin(const model::Profile& profile) {
   warnings_.clear();
+  ++batches_;
   BatchPtr batch(new Batch);
   const std::vector<model::Module>& modules = profile.modules();
   build_ids_.assign(modules.size(), std::string());
@@ -270,6 +317,7 @@ Symbolizer::BatchPtr Symbolizer::begin(const model::Profile& profile) {
         key += profile.str(modules[loc.module].build_id);
         auto [kit, fresh_key] = job_of_key.try_emplace(key, static_cast<int32_t>(jobs.size()));
         if (fresh_key) {
+          last_used_[key] = batches_;
           auto [cit, inserted] = cache_.try_emplace(std::move(key));
           ModuleJob job;
           job.first_module = loc.module;

@@ -110,6 +110,20 @@ class Symbolizer {
   // locations to symbolize and its file could be opened); "" when unknown.
   [[nodiscard]] std::string_view buildIdOf(model::ModuleId id) const;
 
+  // Lets go of the module files no batch used among the last `batches`
+  // (their mapping, symbols and debug information), and then of the least
+  // recently used ones beyond `max_modules`; a module needed again is
+  // opened again. Not while a batch is between begin() and finish().
+  // Returns how many were let go. For long runs (strobe agent).
+  size_t forgetUnused(uint64_t batches, size_t max_modules);
+  // Lets go of the least recently used module file; false when none is held.
+  bool forgetLeastRecentlyUsed();
+  // Lets the pages of the module files read so far go from the process's
+  // memory (ElfFile::releasePages); they are read in again when used.
+  void releaseFilePages() const;
+  // Module files held (opened, or remembered as unusable).
+  [[nodiscard]] size_t cachedModules() const { return cache_.size(); }
+
   // Where kernel symbols are read from (default /proc/kallsyms; tests).
   void setKallsymsPath(std::string path) { kallsyms_path_ = std::move(path); }
 
@@ -137,6 +151,9 @@ class Symbolizer {
 
   // Keyed by path + '\0' + recorded build-id; nullptr: skipped (remembered).
   std::unordered_map<std::string, std::unique_ptr<ModuleSymbols>> cache_;
+  std::unordered_map<std::string, uint64_t>
+      last_used_;                       // by cache key: the batch that last used it
+  uint64_t batches_ = 0;                // begun so far
   std::vector<std::string> build_ids_;  // by ModuleId of the last profile
   std::vector<std::string> warnings_;
   SymbolizerOptions options_;

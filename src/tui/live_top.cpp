@@ -14,22 +14,15 @@ constexpr uint64_t kKeyPollNs = 100'000'000;
 // hold about 0.6 s of samples at 4 kHz with the default 128 pages.
 constexpr uint64_t kMaxWaitNs = 250'000'000;
 constexpr uint64_t kFirstWaitNs = 1'000'000'000;
-// "Until done", in a form steady_clock's time_point can hold.
-constexpr uint64_t kForeverNs = 24ULL * 3600 * 1'000'000'000;
 
 }  // namespace
 
-LiveTop::LiveTop(LiveOptions opt, std::FILE* out) : opt_(std::move(opt)), out_(out) {
-  symbolize::SymbolizerOptions sym;
-  sym.kept_copy = [this](const std::string& path, const std::string& build_id) {
-    return kept_ != nullptr ? kept_->pathFor(path, build_id) : std::string();
-  };
-  symbolizer_ = std::make_unique<symbolize::Symbolizer>(std::move(sym));
-}
-
-LiveTop::~LiveTop() {
-  if (resolving_.valid()) resolving_.wait();  // the batch and symbolizer outlive it
-}
+LiveTop::LiveTop(LiveOptions opt, std::FILE* out)
+    : opt_(std::move(opt)),
+      out_(out),
+      symbolizer_([this](const std::string& path, const std::string& build_id) {
+        return kept_ != nullptr ? kept_->pathFor(path, build_id) : std::string();
+      }) {}
 
 uint64_t LiveTop::refreshWaitNs() const {
   // The first refresh names what it can (the modules' files are opened then);
@@ -42,37 +35,8 @@ uint64_t LiveTop::tickNs() const {
   return opt_.interactive ? std::min(kKeyPollNs, opt_.interval_ns) : opt_.interval_ns;
 }
 
-void LiveTop::collect(model::Profile& p) {
-  if (auto st = symbolizer_->finish(p, *batch_); !st) warnings_.insert(st.error().describe());
-  for (const std::string& w : symbolizer_->warnings()) warnings_.insert(w);
-  batch_.reset();
-}
-
-void LiveTop::symbolize(model::Profile& p, uint64_t wait_ns) {
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::nanoseconds(std::min(wait_ns, kForeverNs));
-  if (batch_) {
-    if (resolving_.wait_until(deadline) != std::future_status::ready) return;  // still reading
-    resolving_.get();
-    collect(p);
-  }
-  batch_ = symbolizer_->begin(p);
-  if (!symbolize::Symbolizer::hasWork(*batch_)) {  // kernel, JIT and pseudo modules only
-    symbolizer_->resolve(*batch_);
-    collect(p);
-    return;
-  }
-  symbolize::Symbolizer* s = symbolizer_.get();
-  symbolize::Symbolizer::Batch* b = batch_.get();
-  resolving_ = std::async(std::launch::async, [s, b] { s->resolve(*b); });
-  if (resolving_.wait_until(deadline) == std::future_status::ready) {
-    resolving_.get();
-    collect(p);
-  }
-}
-
 void LiveTop::show(model::Profile& p, uint64_t elapsed_ns, uint64_t lost, uint64_t wait_ns) {
-  symbolize(p, wait_ns);
+  symbolizer_.step(p, wait_ns);
   SnapshotOptions view = opt_.view.view;
   if (screen_) view.top = std::min(view.top, screen_->rowsThatFit());
   Snapshot snap = buildSnapshot(p, view, SessionStatus{elapsed_ns, lost, open_off_cpu_});
@@ -138,7 +102,8 @@ void LiveTop::finish(model::Profile& p, const record::KeptFiles* kept, uint64_t 
   const bool room = opt_.max_snapshots == 0 || shown_ < opt_.max_snapshots;
   if (room && (shown_ == 0 || p.samples().size() != samples_at_last_show_)) {
     // The session is over: nothing to drain, so wait for every name.
-    show(p, std::max(p.meta().duration_ns, last_elapsed_ns_), lost, kForeverNs);
+    show(p, std::max(p.meta().duration_ns, last_elapsed_ns_), lost,
+         symbolize::IncrementalSymbolizer::kForever);
   }
 }
 

@@ -1,9 +1,9 @@
 // LiveTop: the refresh loop of `strobe top`, driven by the recording
 // session's ticks (record::RecordOptions::on_tick). At each refresh it
-// symbolizes the locations that are new since the last one (one Symbolizer
-// kept for the whole session, so modules are opened once), builds a
-// Snapshot and shows it. Debug information is read on a thread of its own
-// (Symbolizer::resolve): a refresh waits for it at most half an interval
+// symbolizes the locations that are new since the last one
+// (symbolize::IncrementalSymbolizer, kept for the whole session), builds a
+// Snapshot and shows it. Debug information is read on a thread of its own:
+// a refresh waits for it at most half an interval
 // (at most 250 ms; the first refresh a whole interval, at most 1 s), so that
 // the session's thread goes back to draining the rings; what is not named
 // yet shows as module+0xOFFSET until a later refresh (the last snapshot, after the session, waits
@@ -17,7 +17,6 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <future>
 #include <memory>
 #include <set>
 #include <string>
@@ -27,7 +26,7 @@
 #include "model/profile.hpp"
 #include "record/kept_files.hpp"
 #include "record/session.hpp"
-#include "symbolize/symbolizer.hpp"
+#include "symbolize/incremental.hpp"
 #include "tui/curses_screen.hpp"
 #include "tui/keys.hpp"
 
@@ -44,7 +43,6 @@ struct LiveOptions {
 class LiveTop {
  public:
   LiveTop(LiveOptions opt, std::FILE* out);
-  ~LiveTop();
   LiveTop(const LiveTop&) = delete;  // the symbolizer refers back to it
   LiveTop& operator=(const LiveTop&) = delete;
 
@@ -65,16 +63,11 @@ class LiveTop {
   void close() { screen_.reset(); }
 
   // The symbolizer's warnings so far, each once.
-  const std::set<std::string>& warnings() const { return warnings_; }
+  const std::set<std::string>& warnings() const { return symbolizer_.warnings(); }
   // Why the screen could not be opened; empty message when it could.
   const Error& error() const { return error_; }
 
  private:
-  // Collects a resolved batch, starts the next one, and waits for it up to
-  // `wait_ns` (UINT64_MAX: until done).
-  void symbolize(model::Profile& p, uint64_t wait_ns);
-  // Interns the resolved batch_ into `p` and drops it.
-  void collect(model::Profile& p);
   // Symbolizes (waiting up to wait_ns), builds the snapshot and shows it.
   void show(model::Profile& p, uint64_t elapsed_ns, uint64_t lost, uint64_t wait_ns);
   [[nodiscard]] uint64_t refreshWaitNs() const;
@@ -82,9 +75,7 @@ class LiveTop {
   LiveOptions opt_;
   std::FILE* out_;
   const record::KeptFiles* kept_ = nullptr;  // the session's, updated at each tick
-  std::unique_ptr<symbolize::Symbolizer> symbolizer_;
-  symbolize::Symbolizer::BatchPtr batch_;  // being resolved by resolving_
-  std::future<void> resolving_;
+  symbolize::IncrementalSymbolizer symbolizer_;
   std::unique_ptr<CursesScreen> screen_;
   size_t shown_ = 0;                 // snapshots shown
   size_t samples_at_last_show_ = 0;  // to skip an identical last snapshot
@@ -92,7 +83,6 @@ class LiveTop {
   uint64_t last_elapsed_ns_ = 0;
   uint64_t last_lost_ = 0;
   std::vector<model::Sample> open_off_cpu_;  // threads off CPU at the last tick
-  std::set<std::string> warnings_;
   Error error_;
 };
 

@@ -30,7 +30,8 @@ for f in /usr/bin/strobe /usr/lib/libstrobe.a /usr/include/strobe/strobe.h \
          /usr/include/strobe/strobe.hpp /usr/lib/pkgconfig/strobe.pc \
          /usr/lib/cmake/strobe/strobeConfig.cmake /usr/share/man/man1/strobe.1.gz \
          /usr/share/man/man1/strobe-record.1.gz /usr/share/man/man1/strobe-report.1.gz \
-         /usr/share/man/man1/strobe-top.1.gz /usr/share/man/man3/libstrobe.3.gz \
+         /usr/share/man/man1/strobe-top.1.gz /usr/share/man/man1/strobe-agent.1.gz \
+         /usr/share/man/man3/libstrobe.3.gz /usr/lib/systemd/system/strobe-agent.service \
          /usr/share/bash-completion/completions/strobe /usr/share/doc/strobe/copyright \
          /usr/share/doc/strobe/changelog.gz; do
   grep -qx "$f" "$work/contents" || { cat "$work/contents"; fail "the package lacks $f"; }
@@ -79,7 +80,8 @@ grep -q spin_here "$work/report.txt" || { cat "$work/report.txt"; fail "the repo
 
 # The man pages render, each with its NAME and, for the commands, the
 # options --help lists.
-for page in man1/strobe.1 man1/strobe-record.1 man1/strobe-report.1 man1/strobe-top.1 man3/libstrobe.3; do
+for page in man1/strobe.1 man1/strobe-record.1 man1/strobe-report.1 man1/strobe-top.1 \
+  man1/strobe-agent.1 man3/libstrobe.3; do
   MANWIDTH=80 man -l "$root/usr/share/man/$page.gz" > "$work/page.txt" 2> "$work/man.err" ||
     { cat "$work/man.err"; fail "man -l could not render $page"; }
   grep -q '^NAME' "$work/page.txt" || fail "$page has no NAME section"
@@ -89,13 +91,29 @@ for opt in --freq --call-graph --duration --output; do
   grep -q -- "$opt" "$work/page.txt" || fail "strobe-record(1) does not list $opt"
 done
 
-# The bash completion completes subcommands and the report formats.
+MANWIDTH=80 man -l "$root/usr/share/man/man1/strobe-agent.1.gz" > "$work/page.txt" 2> /dev/null
+for opt in --http --push --app --label --interval --push-queue Pyroscope; do
+  grep -q -- "$opt" "$work/page.txt" || fail "strobe-agent(1) does not mention $opt"
+done
+# The agent's unit starts the packaged strobe with the options of
+# /etc/default/strobe-agent, and is enabled into multi-user.target.
+unit=$root/usr/lib/systemd/system/strobe-agent.service
+grep -qx 'ExecStart=/usr/bin/strobe agent $STROBE_AGENT_OPTS' "$unit" ||
+  fail "the unit does not run /usr/bin/strobe agent"
+grep -qx 'EnvironmentFile=-/etc/default/strobe-agent' "$unit" || fail "the unit reads no options file"
+grep -qx 'WantedBy=multi-user.target' "$unit" || fail "the unit cannot be enabled"
+
+# The bash completion completes subcommands, the report formats and the
+# agent's options.
 got=$(bash -c 'source "$1"; COMP_WORDS=("$2" re); COMP_CWORD=1; _strobe; echo "${COMPREPLY[*]}"' _ \
   "$root/usr/share/bash-completion/completions/strobe" "$root/usr/bin/strobe")
 [[ $got == *record* && $got == *report* ]] || fail "completion of 're' gave '$got'"
 got=$(bash -c 'source "$1"; COMP_WORDS=("$2" report --format fl); COMP_CWORD=3; _strobe; echo "${COMPREPLY[*]}"' _ \
   "$root/usr/share/bash-completion/completions/strobe" "$root/usr/bin/strobe")
 [ "$got" = flamegraph ] || fail "completion of 'report --format fl' gave '$got'"
+got=$(bash -c 'source "$1"; COMP_WORDS=("$2" agent --pu); COMP_CWORD=2; _strobe; echo "${COMPREPLY[*]}"' _ \
+  "$root/usr/share/bash-completion/completions/strobe" "$root/usr/bin/strobe")
+[ "$got" = "--push --push-queue" ] || fail "completion of 'agent --pu' gave '$got'"
 
 # libstrobe from the package: the C example with pkg-config (shared, then
 # static), the C++ one with find_package.

@@ -2,6 +2,8 @@
 // context markers, fork/exec and thread names.
 #include "record/converter.hpp"
 
+#include "model/compact.hpp"
+
 #include <gtest/gtest.h>
 
 namespace strobe::record {
@@ -269,6 +271,49 @@ TEST(Converter, ZeroReturnAddressEndsTheChain) {
   int n = 0;
   p.forEachFrame(p.samples()[0].stack, [&](model::LocationId) { ++n; });
   EXPECT_EQ(n, 2);
+}
+
+}  // namespace
+}  // namespace strobe::record
+
+namespace strobe::record {
+namespace {
+
+// A long-running session (strobe agent) compacts the Profile: the converter
+// follows the renumbered stacks and forgets processes that exited before
+// the cut-off, keeping the others.
+TEST(Converter, FollowsACompactionAndForgetsExitedProcesses) {
+  model::Profile p;
+  Converter c(p, 0);
+  c.onMmap(mmap(7, 0x400000, 0x10000, 0, "/bin/app"));
+  c.onMmap(mmap(9, 0x400000, 0x10000, 0, "/bin/other"));
+  std::vector<uint64_t> old_chain = {perf::kContextUser, 0x401000, 0x402000};
+  std::vector<uint64_t> new_chain = {perf::kContextUser, 0x403000, 0x402000};
+  c.onSample(sample(7, 7, old_chain, 100));
+  c.onSample(sample(7, 7, new_chain, 200));
+  ASSERT_EQ(p.stacks().size(), 3u);  // root 0x402000 -> {0x401000, 0x403000}
+  perf::TaskRecord exit{};
+  exit.is_fork = false;
+  exit.pid = 9;
+  exit.tid = 9;
+  exit.time = 150;
+  c.onTask(exit);
+
+  model::Compaction cut = model::compactProfile(p, 150, c.liveStacks());
+  c.afterCompaction(cut);
+  c.forgetExited(160);
+  ASSERT_EQ(p.samples().size(), 1u);
+  EXPECT_EQ(p.stacks().size(), 2u);
+  // The same stack again interns to the kept node, not a stale id.
+  c.onSample(sample(7, 7, new_chain, 300));
+  ASSERT_EQ(p.samples().size(), 2u);
+  EXPECT_EQ(p.samples()[1].stack, p.samples()[0].stack);
+  EXPECT_EQ(p.stacks().size(), 2u);
+  // Process 9 exited before the cut-off: its mappings are gone; 7 keeps its.
+  c.onSample(sample(9, 9, {perf::kContextUser, 0x401000}, 400));
+  EXPECT_EQ(p.locations()[p.stacks()[p.samples().back().stack].location].module, model::kNone);
+  c.onSample(sample(7, 7, {perf::kContextUser, 0x401000}, 500));
+  EXPECT_NE(p.locations()[p.stacks()[p.samples().back().stack].location].module, model::kNone);
 }
 
 }  // namespace

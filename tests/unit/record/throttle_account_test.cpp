@@ -11,9 +11,10 @@ namespace {
 
 constexpr uint64_t kPeriod = 1'001'001;  // 999 Hz
 
-model::Sample sampleOf(int32_t tid) {
+model::Sample sampleOf(int32_t tid, uint64_t time_ns = 0) {
   model::Sample s;
   s.tid = tid;
+  s.time_ns = time_ns;
   s.weight = kPeriod;
   return s;
 }
@@ -22,13 +23,13 @@ TEST(ThrottleAccount, TheIntervalWeighsOnTheSampleTheThrottleBeganWith) {
   ThrottleAccount a;
   std::vector<model::Sample> samples;
   samples.push_back(sampleOf(7));
-  a.onSample(7, 0);
+  a.onSample(samples);
   a.onThrottle(/*event_id=*/40, /*tid=*/7, /*time=*/1'000'000);
   samples.push_back(sampleOf(7));  // the sample that hit the limit
-  a.onSample(7, 1);
+  a.onSample(samples);
   a.onUnthrottle(40, 3'500'000, samples);
   samples.push_back(sampleOf(7));
-  a.onSample(7, 2);
+  a.onSample(samples);
 
   EXPECT_EQ(samples[0].weight, kPeriod);
   EXPECT_EQ(samples[1].weight, kPeriod + 2'500'000);
@@ -43,7 +44,7 @@ TEST(ThrottleAccount, AnIntervalCountsAtMostOneTick) {
   std::vector<model::Sample> samples;
   a.onThrottle(40, 7, 0);
   samples.push_back(sampleOf(7));
-  a.onSample(7, 0);
+  a.onSample(samples);
   a.onUnthrottle(40, 50'000'000, samples);
   EXPECT_EQ(samples[0].weight, kPeriod + ThrottleAccount::kMaxTickNs);
   EXPECT_EQ(a.throttledNs(), 50'000'000u);
@@ -56,9 +57,9 @@ TEST(ThrottleAccount, EventsAreTrackedApartAndOthersSamplesAreLeftAlone) {
   a.onThrottle(40, 7, 0);
   a.onThrottle(41, 8, 100);
   samples.push_back(sampleOf(8));  // thread 8's throttling sample
-  a.onSample(8, 0);
+  a.onSample(samples);
   samples.push_back(sampleOf(7));
-  a.onSample(7, 1);
+  a.onSample(samples);
   a.onUnthrottle(41, 1'100, samples);
   a.onUnthrottle(40, 2'000, samples);
   EXPECT_EQ(samples[0].weight, kPeriod + 1'000);
@@ -72,7 +73,7 @@ TEST(ThrottleAccount, ExitEndsOpenThrottlesAndUnknownEventsAreIgnored) {
   EXPECT_EQ(a.throttledNs(), 0u);
   a.onThrottle(40, 7, 1'000);
   samples.push_back(sampleOf(7));
-  a.onSample(7, 0);
+  a.onSample(samples);
   a.onExit(7, 2'000, samples);
   EXPECT_EQ(samples[0].weight, kPeriod + 1'000);
   a.onUnthrottle(40, 3'000, samples);  // gone with the thread
@@ -86,7 +87,7 @@ TEST(ThrottleAccount, AThrottleWithoutItsSampleIsCountedNotWeighted) {
   a.onThrottle(40, 7, 0);
   a.onUnthrottle(40, 1'000, samples);
   samples.push_back(sampleOf(7));
-  a.onSample(7, 0);
+  a.onSample(samples);
   EXPECT_EQ(samples[0].weight, kPeriod);
   EXPECT_EQ(a.throttledNs(), 1'000u);
   EXPECT_EQ(a.weightedNs(), 0u);
@@ -97,11 +98,37 @@ TEST(ThrottleAccount, CountingEventsWeightsAreCountsNotTime) {
   std::vector<model::Sample> samples;
   a.onThrottle(40, 7, 0);
   samples.push_back(sampleOf(7));
-  a.onSample(7, 0);
+  a.onSample(samples);
   a.onUnthrottle(40, 1'000, samples);
   EXPECT_EQ(samples[0].weight, kPeriod);
   EXPECT_EQ(a.throttledNs(), 1'000u);
   EXPECT_EQ(a.weightedNs(), 0u);
+}
+
+TEST(ThrottleAccount, ACompactionMovesTheThrottledSampleDownOrDropsIt) {
+  // strobe agent drops old samples while throttles are open.
+  ThrottleAccount a;
+  std::vector<model::Sample> samples;
+  samples.push_back(sampleOf(7, 0));
+  a.onSample(samples);
+  a.onThrottle(41, 8, 900);
+  samples.push_back(sampleOf(8, 1'000));  // index 1: the throttling sample of 41
+  a.onSample(samples);
+  samples.push_back(sampleOf(7, 2'000));
+  a.onSample(samples);
+  a.onThrottle(40, 7, 3'500);
+  samples.push_back(sampleOf(7, 4'000));  // index 3: that of 40
+  a.onSample(samples);
+  // A cut-off at 1'500: 41's sample is gone, 40's moves from 3 to 1.
+  std::erase_if(samples, [](const model::Sample& s) { return s.time_ns < 1'500; });
+  a.afterCompaction(2, samples);
+  a.onUnthrottle(41, 1'900, samples);
+  a.onUnthrottle(40, 5'000, samples);
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].weight, kPeriod);
+  EXPECT_EQ(samples[1].weight, kPeriod + 1'500);
+  EXPECT_EQ(a.throttledNs(), 2'500u);
+  EXPECT_EQ(a.weightedNs(), 1'500u);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "symbolize/jit_files.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -195,8 +196,10 @@ TEST_F(JitFilesTest, NotAJitdumpAndNoFileAreWarnings) {
 }
 
 TEST_F(JitFilesTest, FollowsThePerfMapOfProcessesWithAnonymousCode) {
-  p_.addAnonRegion(31, 0x7000, 0x8000);
-  const std::string map = dir_ + "/perf-31.map";
+  // A living process (this one): its map is looked for until it appears.
+  const int32_t pid = ::getpid();
+  p_.addAnonRegion(pid, 0x7000, 0x8000);
+  const std::string map = dir_ + "/perf-" + std::to_string(pid) + ".map";
   JitFiles files(dir_);
   files.poll(p_, 1'000'000'000);  // no map yet: not a problem
   append(map, "7000 40 first\n7040 10 half a li");
@@ -211,6 +214,22 @@ TEST_F(JitFilesTest, FollowsThePerfMapOfProcessesWithAnonymousCode) {
   EXPECT_EQ(name(1), "half a line");
   EXPECT_EQ(name(2), "reused");
   EXPECT_EQ(p_.jitCode()[2].load_ns, 500'000'000);
+  EXPECT_TRUE(files.takeWarnings().empty());
+}
+
+// The map of a process that is gone is no longer looked for: a host-wide
+// recording sees thousands of processes come and go.
+TEST_F(JitFilesTest, StopsLookingForThePerfMapOfAProcessThatIsGone) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);  // reaped: the pid names no process
+  p_.addAnonRegion(child, 0x7000, 0x8000);
+  JitFiles files(dir_);
+  files.poll(p_, 1'000'000'000);  // no map, no process
+  append(dir_ + "/perf-" + std::to_string(child) + ".map", "7000 40 late\n");
+  files.poll(p_, 1'250'000'000);
+  EXPECT_TRUE(p_.jitCode().empty());
   EXPECT_TRUE(files.takeWarnings().empty());
 }
 

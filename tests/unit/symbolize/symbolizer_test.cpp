@@ -88,6 +88,36 @@ TEST(SymbolizerTest, FillsFunctionsAndLinesSharedLibrary) {
        {"_ZN11fixture_lib7Counter4bumpEi", "fixture_lib::Counter::bump(int)", "bump"}});
 }
 
+// A long-running Symbolizer (strobe agent) lets go of the module files no
+// recent batch used, and of the least recently used beyond its bound; a
+// module needed again is opened again and names as before.
+TEST(SymbolizerTest, ForgetsModulesNoRecentBatchUsed) {
+  auto profileOf = [](const char* bin, const char* symbol) {
+    Profile p;
+    model::ModuleId m = p.internModule(bin, "");
+    locationAt(p, m, bin, symbol, 4);
+    return p;
+  };
+  auto nameIn = [](Symbolizer& s, Profile p) {
+    EXPECT_TRUE(s.symbolize(p).ok());
+    const model::Location& loc = p.locations()[0];
+    return loc.lines.empty() ? std::string() : p.str(p.functions()[loc.lines[0].function].name);
+  };
+  Symbolizer s;
+  EXPECT_EQ(nameIn(s, profileOf(SYMFIX_PIE, "fixture_leaf")), "fixture_leaf");
+  EXPECT_EQ(nameIn(s, profileOf(SYMFIX_LIB, "fixture_lib_add")), "fixture_lib_add");
+  EXPECT_EQ(s.cachedModules(), 2u);
+  EXPECT_EQ(s.forgetUnused(1, 10), 0u);  // both used by the last two batches
+  EXPECT_EQ(s.forgetUnused(0, 10), 1u);  // the PIE's batch was not the last
+  EXPECT_EQ(s.cachedModules(), 1u);
+  EXPECT_EQ(nameIn(s, profileOf(SYMFIX_PIE, "fixture_leaf")), "fixture_leaf");  // opened again
+  EXPECT_EQ(s.cachedModules(), 2u);
+  EXPECT_EQ(s.forgetUnused(10, 1), 1u);  // the least recently used one beyond the bound
+  EXPECT_EQ(s.cachedModules(), 1u);
+  EXPECT_EQ(nameIn(s, profileOf(SYMFIX_PIE, "fixture_leaf")), "fixture_leaf");
+  EXPECT_EQ(s.cachedModules(), 1u);  // the PIE was the one kept
+}
+
 // Every byte of fixtureLocal, which has fixtureInlined (from a header)
 // inlined: the chain matches addr2line -i level by level (file and line),
 // the inlined level names fixtureInlined with the header as its file, and
