@@ -63,7 +63,7 @@ class ThrottleAccount {
   struct Open {
     int32_t tid = 0;
     uint64_t start = 0;
-    size_t index = SIZE_MAX;  // the throttling sample; SIZE_MAX until it comes or once gone
+    size_t index = SIZE_MAX;   // the throttling sample; SIZE_MAX until it comes or once gone
     uint64_t sample_time = 0;  // its time_ns: with tid, what identifies it
   };
   void takeSample(const std::vector<model::Sample>& samples);
