@@ -5,20 +5,10 @@
 #include <chrono>
 
 #include "base/clock.hpp"
+#include "base/decimal.hpp"
 
 namespace strobe::agent {
 namespace {
-
-// Strict decimal of at most 9 digits, or -1.
-int64_t parseCount(const std::string& s) {
-  if (s.empty() || s.size() > 9) return -1;
-  int64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return -1;
-    v = v * 10 + (c - '0');
-  }
-  return v;
-}
 
 void reply(httplib::Response& res, int status, const std::string& text) {
   res.status = status;

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <thread>
 
+#include "base/decimal.hpp"
 #include "base/log.hpp"
 #include "inproc/collector.hpp"
 #include "inproc/session.hpp"
@@ -214,17 +215,6 @@ std::mutex g_mu;
 httplib::Server* g_server = nullptr;  // lives until exit (never destroyed)
 std::atomic<int> g_port{0};
 std::atomic<bool> g_busy{false};
-
-// Strict decimal, or -1.
-int64_t parseCount(const std::string& s) {
-  if (s.empty() || s.size() > 9) return -1;
-  int64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return -1;
-    v = v * 10 + (c - '0');
-  }
-  return v;
-}
 
 void reply(httplib::Response& res, int status, const std::string& text) {
   res.status = status;
