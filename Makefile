@@ -52,7 +52,7 @@ test: deps-test
 	$(TIMED) asan-build $(MAKE) --no-print-directory build-asan
 	$(TIMED) asan-tests $(MAKE) --no-print-directory test-asan
 	$(TIMED) fuzz-build $(MAKE) --no-print-directory build-fuzz
-	$(TIMED) fuzz $(MAKE) --no-print-directory test-fuzz FUZZ_SECONDS=20
+	$(TIMED) fuzz $(MAKE) --no-print-directory test-fuzz FUZZ_SECONDS=15
 
 $(ASAN_BUILD)/build.ninja:
 	cmake -S . -B $(ASAN_BUILD) -G Ninja $(ASAN_FLAGS)

@@ -8,6 +8,7 @@
 # stops the agent with status 0.
 # Usage: agent_http_check.sh BUILD_DIR
 set -euo pipefail
+. "$(dirname "$0")/agent_check_lib.sh"
 
 build=$(cd "$1" && pwd)
 work=$(mktemp -d)
@@ -28,13 +29,7 @@ fixture=$!
 # points of 6:3:1 by more than 3 standard deviations.
 "$build/strobe" agent --http 127.0.0.1:0 -a -F 999 2> "$work/err" &
 agent=$!
-port=
-for _ in $(seq 100); do
-  port=$(sed -n 's|^strobe: serving pprof profiles on http://127.0.0.1:\([0-9]*\)/debug/pprof/profile$|\1|p' "$work/err")
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || { echo "FAIL: no port announced"; cat "$work/err"; exit 1; }
+port=$(agent_port "$work/err")
 url=http://127.0.0.1:$port/debug/pprof/profile
 
 # A second scraper at the same time gets its own profile.

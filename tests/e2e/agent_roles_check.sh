@@ -7,6 +7,7 @@
 # profile both label the workers' samples role=worker N (pprof -tags).
 # Usage: agent_roles_check.sh BUILD_DIR
 set -euo pipefail
+. "$(dirname "$0")/agent_check_lib.sh"
 
 build=$(cd "$1" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,15 +26,6 @@ command -v python3 >/dev/null || { echo "FAIL: python3 is missing (scripts/deps.
 
 pprof=$("$here/../tools/build_pprof.sh" "$build")
 
-wait_for() {
-  local tries=$(($1 * 10))
-  shift
-  for _ in $(seq "$tries"); do
-    "$@" && return 0
-    sleep 0.1
-  done
-  return 1
-}
 
 mkdir "$work/pushed"
 python3 "$here/push_receiver.py" "$work/pushed" &
@@ -44,13 +36,7 @@ wait_for 10 test -s "$work/pushed/port" || { echo "FAIL: the receiver did not st
 "$build/strobe" agent --http 127.0.0.1:0 -a -F 999 --push "http://127.0.0.1:$(cat "$work/pushed/port")" \
   --app roles --interval 2s 2> "$work/err" &
 agent=$!
-port=
-for _ in $(seq 100); do
-  port=$(sed -n 's|^strobe: serving pprof profiles on http://127.0.0.1:\([0-9]*\)/debug/pprof/profile$|\1|p' "$work/err")
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || { echo "FAIL: no port announced"; cat "$work/err"; exit 1; }
+port=$(agent_port "$work/err")
 # Started after the agent: its channel is found while the agent runs.
 # 2,000 requests of 10 ms of CPU on 4 workers: ~10 s on 2 cores.
 "$build/tests/fixtures/fixture_span_service" --usual-us 10000 > /dev/null &
