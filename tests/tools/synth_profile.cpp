@@ -3,23 +3,33 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace strobe::test {
+namespace {
 
-model::Profile synthProfile(size_t samples, bool wide, bool uneven) {
-  using namespace strobe::model;
-  Profile p;
-  Meta& m = p.meta();
-  m.command = {"/opt/synth/bin/synth", "--work", "1"};
-  m.pid = 1000;
-  m.frequency = 999;
+// The meta every synthetic profile shares: a cpu-clock, frame-pointer
+// recording of `command` (pid, frequency) on host "synth".
+void synthMeta(model::Meta& m, std::vector<std::string> command, int32_t pid, uint32_t frequency) {
+  m.command = std::move(command);
+  m.pid = pid;
+  m.frequency = frequency;
   m.event = "cpu-clock";
   m.call_graph = "fp";
   m.start_realtime_ns = 1'700'000'000'000'000'000ULL;
   m.start_monotonic_ns = 5'000'000'000ULL;
   m.hostname = "synth";
   m.strobe_version = "synthetic";
+}
+
+}  // namespace
+
+model::Profile synthProfile(size_t samples, bool wide, bool uneven) {
+  using namespace strobe::model;
+  Profile p;
+  Meta& m = p.meta();
+  synthMeta(m, {"/opt/synth/bin/synth", "--work", "1"}, 1000, 999);
 
   ModuleId app = p.internModule("/opt/synth/bin/synth", "0123456789abcdef0123456789abcdef01234567");
   ModuleId libc = p.internModule("/usr/lib/x86_64-linux-gnu/libc.so.6", "");
@@ -193,15 +203,7 @@ model::Profile synthPhasesProfile(size_t samples, const std::string& source, siz
   using namespace strobe::model;
   Profile p;
   Meta& m = p.meta();
-  m.command = {"/opt/phases/bin/phases"};
-  m.pid = 2000;
-  m.frequency = 1000;
-  m.event = "cpu-clock";
-  m.call_graph = "fp";
-  m.start_realtime_ns = 1'700'000'000'000'000'000ULL;
-  m.start_monotonic_ns = 5'000'000'000ULL;
-  m.hostname = "synth";
-  m.strobe_version = "synthetic";
+  synthMeta(m, {"/opt/phases/bin/phases"}, 2000, 1000);
   ModuleId app = p.internModule("/opt/phases/bin/phases", "");
   FunctionId f_main = p.internFunction("main", "main", source, 60);
   FunctionId f_one = p.internFunction("phase_one()", "_Z9phase_onev", source, 40);
