@@ -3,10 +3,14 @@
 # for Pyroscope's POST /ingest): each push carries name=APP{host=...,env=test},
 # from/until one interval apart, format=pprof, sampleRate, spyName=strobe and
 # a body Google's pprof reads (with the fixture's functions). Then the
-# receiver goes down for ~8 intervals: the agent keeps at most --push-queue
-# profiles (it logs each one it drops, with the count), its memory stays
-# bounded, and once the receiver is back it pushes again (and says so, with
-# the queue's length and the dropped count).
+# receiver goes down for a minute (60 intervals): the agent keeps at most
+# --push-queue profiles (it logs each one it drops, with the count), its
+# memory stays where it was, and once the receiver is back it pushes again
+# (and says so, with the queue's length and the dropped count).
+# The agent profiles the fixture alone (-p), so that what it names, and so
+# its memory, does not depend on what else the machine runs; the fixture
+# runs at nice 19 (it takes the CPU other tests leave; -F 999 still gives
+# it samples each second), so the test need not run alone.
 # Usage: agent_push_check.sh BUILD_DIR [plain|asan]  (asan: RSS is not checked)
 set -euo pipefail
 . "$(dirname "$0")/agent_check_lib.sh"
@@ -38,10 +42,10 @@ receiver=$!
 wait_for 10 test -s "$work/up1/port" || { echo "FAIL: the receiver did not start"; exit 1; }
 port=$(cat "$work/up1/port")
 
-"$build/tests/fixtures/fixture_shares" 100000 1000000 &
+nice -n 19 "$build/tests/fixtures/fixture_shares" 100000 1000000 &
 fixture=$!
 "$build/strobe" agent --push "http://127.0.0.1:$port" --app strobe.test --label env=test \
-  --interval 1s --push-queue 3 -a 2> "$work/err" &
+  --interval 1s --push-queue 3 -F 999 -p "$fixture" 2> "$work/err" &
 agent=$!
 
 fail=0
@@ -54,7 +58,7 @@ for i in 0 1 2; do
   [ "$ctype" = application/octet-stream ] || { echo "FAIL: push $i has Content-Type '$ctype'"; fail=1; }
   # /ingest?name=strobe.test%7Bhost%3DH%2Cenv%3Dtest%7D&from=F&until=U&format=pprof&sampleRate=99&spyName=strobe
   name=$(python3 -c 'import sys, urllib.parse as u; q = u.parse_qs(u.urlsplit(sys.argv[1]).query); print(q["name"][0], int(q["until"][0]) - int(q["from"][0]), q["format"][0], q["sampleRate"][0], q["spyName"][0], u.urlsplit(sys.argv[1]).path)' "$query")
-  [ "$name" = "strobe.test{host=$host,env=test} 1 pprof 99 strobe /ingest" ] ||
+  [ "$name" = "strobe.test{host=$host,env=test} 1 pprof 999 strobe /ingest" ] ||
     { echo "FAIL: push $i: '$query' parsed as '$name'"; fail=1; }
   HOME=$work "$pprof" -top "$work/up1/$i.body" > "$work/top$i.txt" 2>&1 ||
     { echo "FAIL: pprof cannot read push $i"; cat "$work/top$i.txt"; fail=1; }
@@ -66,23 +70,23 @@ rss_before=$(rss)
 kill "$receiver"
 wait "$receiver" 2>/dev/null || true
 receiver=
-# Down for ~8 intervals: the queue (3) overflows; memory must not follow.
+# Down for a minute: the queue (3) overflows; memory must not follow.
 rss_max=$rss_before
-for _ in $(seq 16); do
-  sleep 0.5
+for _ in $(seq 60); do
+  sleep 1
   r=$(rss)
   [ "$r" -gt "$rss_max" ] && rss_max=$r
 done
 grep -q "cannot push to http://127.0.0.1:$port" "$work/err" || { echo "FAIL: no push failure logged"; fail=1; }
 dropped=$(sed -n 's/.*push queue full (3 profiles): dropped the oldest, .*; \([0-9]*\) dropped so far$/\1/p' "$work/err" | tail -1)
-[ -n "$dropped" ] && [ "$dropped" -ge 3 ] || { echo "FAIL: dropped '${dropped:-none}', want >= 3 logged"; fail=1; }
-# Three queued profiles are tens of KiB; the queue's bound shows in the
-# dropped count and the queue length logged. RSS is a sanity check only
-# (the symbolizer may read a new module meanwhile): 32 MiB.
+[ -n "$dropped" ] && [ "$dropped" -ge 50 ] || { echo "FAIL: dropped '${dropped:-none}', want >= 50 logged"; fail=1; }
+# Three queued profiles are tens of KiB, and the fixture's modules were
+# named before the outage: over a minute of it, RSS may move by malloc's
+# noise, not by the ~60 profiles made (4 MiB).
 if [ "$variant" = asan ]; then
   echo "note: RSS ($rss_before -> $rss_max KiB) not checked in the ASan build: its quarantine keeps freed memory"
 else
-  [ $((rss_max - rss_before)) -le 32768 ] ||
+  [ $((rss_max - rss_before)) -le 4096 ] ||
     { echo "FAIL: RSS grew from $rss_before to $rss_max KiB while the receiver was down"; fail=1; }
 fi
 
