@@ -445,6 +445,10 @@ void Converter::afterCompaction(const model::Compaction& c) {
   prefixes_.clear();  // a cache: the next sample of each thread interns its whole stack
   if (off_cpu_) off_cpu_->remapStacks(c.stack_map);
   throttle_.afterCompaction(c.samples_dropped, profile_.samples());
+  // Sessions that compact run for days: modules seen once must not hold a
+  // descriptor and mapped pages for the rest of the run.
+  if (unwinder_ != nullptr) unwinder_->closeIdleModules();
+  if (fp_check_ != nullptr) fp_check_->closeIdleModules();
 }
 
 void Converter::forgetExited(uint64_t before_ns) {

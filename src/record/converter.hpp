@@ -143,7 +143,8 @@ class Converter {
   std::vector<model::StackId> liveStacks() const;
   // After a compaction dropped samples and renumbered the Profile's stacks:
   // follows the stack map (old id -> new id) and the samples' new places,
-  // and forgets its cache of recent stacks.
+  // and forgets its cache of recent stacks; the unwinders close the CFI of
+  // the modules idle since the previous compaction.
   void afterCompaction(const model::Compaction& c);
   // Forgets the address spaces of processes whose main thread exited
   // before before_ns (CLOCK_MONOTONIC), once every record up to then is

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -176,6 +177,15 @@ Dwarf_CFI* ModuleCfi::debugCfi() const {
 
 bool ModuleCfi::hasCfi() const {
   return eh_cfi_ != nullptr || debugCfi() != nullptr;
+}
+
+void ModuleCfi::releasePages() const {
+  size_t size = 0;
+  char* raw = ::elf_rawfile(elf_, &size);
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  if (raw == nullptr || size == 0 || reinterpret_cast<uintptr_t>(raw) % page != 0) return;
+  // elf_begin(ELF_C_READ_MMAP) mapped the file read-only and private.
+  ::madvise(raw, size, MADV_DONTNEED);
 }
 
 bool ModuleCfi::usesFramePointers() const {

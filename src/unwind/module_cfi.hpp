@@ -68,6 +68,9 @@ class ModuleCfi {
   // the prologue). Judged on the first call (-g auto only), then kept.
   [[nodiscard]] bool usesFramePointers() const;
   [[nodiscard]] bool hasCfi() const;
+  // Lets go of the file's mapped pages (read-only: they are read again from
+  // the page cache when needed).
+  void releasePages() const;
   [[nodiscard]] const std::string& path() const { return path_; }
 
  private:

@@ -37,6 +37,7 @@ Unwinder::~Unwinder() = default;
 ModuleCfi* Unwinder::moduleCfi(const AddressMap& map, uint32_t module) {
   if (module >= modules_.size()) modules_.resize(module + 1);
   ModuleState& m = modules_[module];
+  m.used = true;
   if (!m.tried) {
     m.tried = true;
     std::string path = map.modulePath(module);
@@ -63,8 +64,29 @@ std::optional<bool> Unwinder::framePointerSetUp(const AddressMap& map, uint64_t 
 }
 
 bool Unwinder::moduleUsesFramePointers(const AddressMap& map, uint32_t module) {
+  if (module < modules_.size() && modules_[module].uses_fp >= 0) {
+    return modules_[module].uses_fp == 1;
+  }
   ModuleCfi* cfi = moduleCfi(map, module);
-  return cfi != nullptr && cfi->usesFramePointers();
+  const bool uses_fp = cfi != nullptr && cfi->usesFramePointers();
+  modules_[module].uses_fp = uses_fp ? 1 : 0;
+  return uses_fp;
+}
+
+size_t Unwinder::closeIdleModules() {
+  size_t closed = 0;
+  for (ModuleState& m : modules_) {
+    if (m.cfi != nullptr && !m.used) {
+      m.cfi.reset();
+      m.tried = false;
+      ++closed;
+    } else if (m.cfi != nullptr) {
+      m.cfi->releasePages();
+    }
+    m.used = false;
+  }
+  stats_.modules_closed += closed;
+  return closed;
 }
 
 void Unwinder::grow() {

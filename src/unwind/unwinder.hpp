@@ -12,8 +12,10 @@
 // Memoization: the compiled Rule of each (module, file offset) is kept in an
 // open-addressing table; after warm-up a frame costs one table probe and two
 // or three loads, and unwinding allocates nothing (the table grows only on a
-// miss). Modules are opened lazily, once, by the path the AddressMap gives.
-// Module ids must stay bound to the same file for the Unwinder's lifetime.
+// miss). Modules are opened lazily, by the path the AddressMap gives; a
+// long session (strobe agent) closes the idle ones (closeIdleModules), to be
+// opened again on their next miss. Module ids must stay bound to the same
+// file for the Unwinder's lifetime.
 //
 // Thread safety: none; one Unwinder per draining thread.
 // Async-signal safety: none (a miss parses CFI with libdw).
@@ -72,10 +74,11 @@ enum class UnwindMode : uint8_t {
 };
 
 struct UnwinderStats {
-  uint64_t frames = 0;         // frames produced by CFI or fp steps
-  uint64_t rule_misses = 0;    // rules compiled from CFI (each a libdw parse)
-  uint64_t modules = 0;        // modules opened
-  uint64_t module_errors = 0;  // modules that could not be opened
+  uint64_t frames = 0;          // frames produced by CFI or fp steps
+  uint64_t rule_misses = 0;     // rules compiled from CFI (each a libdw parse)
+  uint64_t modules = 0;         // modules opened (again after closeIdleModules)
+  uint64_t module_errors = 0;   // modules that could not be opened
+  uint64_t modules_closed = 0;  // by closeIdleModules
 };
 
 class Unwinder {
@@ -102,6 +105,13 @@ class Unwinder {
   // finds its caller. false: a frameless function, or a pc in a prologue
   // or epilogue (a walk from there skips the caller). nullopt: no CFI.
   std::optional<bool> framePointerSetUp(const AddressMap& map, uint64_t pc);
+  // Closes the CFI of each module not used since the previous call (no rule
+  // compiled from it, not judged for -g auto): its descriptor, libdw's state
+  // and its mapped pages go; its memoized rules and its -g auto judgment
+  // stay, and its next miss opens it again. The modules kept open let go of
+  // their file pages (they stay in the page cache). For sessions that run
+  // for days and see many programs come and go. Returns how many closed.
+  size_t closeIdleModules();
 
  private:
   struct Slot {
@@ -109,7 +119,9 @@ class Unwinder {
     Rule rule;
   };
   struct ModuleState {
-    bool tried = false;
+    bool tried = false;   // opened, or failed to open (then never tried again)
+    bool used = false;    // since the last closeIdleModules()
+    int8_t uses_fp = -1;  // -g auto's judgment; -1: not judged yet
     std::unique_ptr<ModuleCfi> cfi;
   };
   const Rule& ruleFor(const AddressMap& map, uint32_t module, uint64_t offset);

@@ -5,6 +5,7 @@
 // address of each call, so the test does not share the unwinder's reading
 // of the CFI.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <map>
@@ -306,6 +307,55 @@ TEST_F(UnwinderTest, StartIsTheOutermostFrame) {
   UnwindResult r = u.unwind(map, regs, s.copy(1024), nullptr, 0, frames.data(), frames.size());
   EXPECT_EQ(r.frames, 1u);
   EXPECT_EQ(r.reason, StopReason::kEntry);
+}
+
+// The descriptors this process has open.
+size_t openDescriptors() {
+  return static_cast<size_t>(
+      std::stoul(runCommand("ls /proc/" + std::to_string(::getpid()) + "/fd | wc -l")));
+}
+
+TEST_F(UnwinderTest, IdleModulesCloseAndOpenAgainOnTheirNextMiss) {
+  SyntheticStack s;
+  std::vector<uint64_t> pcs;
+  uint64_t end = 0;
+  const uint64_t sp = layOut(s, pcs, end);
+  Registers regs;
+  regs.set(kRip, kBase + pcs[0]);
+  regs.set(kRsp, sp);
+  FixtureMap map(kNoFp);
+  Unwinder u(UnwindMode::kAuto);
+  const size_t before = openDescriptors();
+  std::vector<uint64_t> frames(64, 0);
+  UnwindResult r =
+      u.unwind(map, regs, s.copy(end - kStackBase), nullptr, 0, frames.data(), frames.size());
+  ASSERT_EQ(r.frames, pcs.size());
+  EXPECT_EQ(u.stats().modules, 1u);
+  EXPECT_EQ(openDescriptors(), before + 1);  // the fixture's CFI
+
+  // Used since the last call: kept open (its pages let go).
+  EXPECT_EQ(u.closeIdleModules(), 0u);
+  EXPECT_EQ(openDescriptors(), before + 1);
+  // Idle since: closed, its descriptor with it.
+  EXPECT_EQ(u.closeIdleModules(), 1u);
+  EXPECT_EQ(u.stats().modules_closed, 1u);
+  EXPECT_EQ(openDescriptors(), before);
+
+  // The memoized rules and the -g auto judgment outlive the close: the same
+  // walk opens nothing.
+  const uint64_t misses = u.stats().rule_misses;
+  std::vector<uint64_t> again(64, 0);
+  r = u.unwind(map, regs, s.copy(end - kStackBase), nullptr, 0, again.data(), again.size());
+  EXPECT_EQ(again, frames);
+  EXPECT_EQ(u.stats().rule_misses, misses);
+  EXPECT_EQ(u.stats().modules, 1u);
+  EXPECT_EQ(openDescriptors(), before);
+
+  // A pc no rule was compiled for opens the module again.
+  const auto start = u.framePointerSetUp(map, kBase + syms_["_start"] + 4);
+  EXPECT_TRUE(start.has_value());
+  EXPECT_EQ(u.stats().modules, 2u);
+  EXPECT_EQ(openDescriptors(), before + 1);
 }
 
 // An address map with one module that has no file (like [vdso] or JIT code).
