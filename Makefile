@@ -43,7 +43,7 @@ deps-test:
 
 # deps-test first: test tools found at configure time must be installed.
 # Then the same tests against ASan+UBSan builds, and every fuzz target for
-# 20 s (2 at a time on 2 cores: the whole stays under 30 minutes).
+# 10 s (2 at a time on 2 cores: the whole stays under 30 minutes).
 test: deps-test
 	$(TIMED) build $(MAKE) --no-print-directory build
 	tests/browser/install.sh
@@ -52,7 +52,7 @@ test: deps-test
 	$(TIMED) asan-build $(MAKE) --no-print-directory build-asan
 	$(TIMED) asan-tests $(MAKE) --no-print-directory test-asan
 	$(TIMED) fuzz-build $(MAKE) --no-print-directory build-fuzz
-	$(TIMED) fuzz $(MAKE) --no-print-directory test-fuzz FUZZ_SECONDS=15
+	$(TIMED) fuzz $(MAKE) --no-print-directory test-fuzz FUZZ_SECONDS=10
 
 $(ASAN_BUILD)/build.ninja:
 	cmake -S . -B $(ASAN_BUILD) -G Ninja $(ASAN_FLAGS)

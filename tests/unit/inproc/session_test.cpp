@@ -278,7 +278,7 @@ TEST_F(SessionTest, TimerEngineBuffersFollowTheRate) {
   EXPECT_EQ(timerRingSamples(o), 100u);
 
   // Measured: the heap a running 99 Hz session takes for each new thread.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(STROBE_TEST_UNDER_ASAN)
   GTEST_SKIP() << "the heap per thread is not measured under ASan: its allocator replaces "
                   "malloc's, whose statistics this reads; the plain build measures it";
 #endif
@@ -422,7 +422,7 @@ TEST_F(SessionTest, TimerEngineStopsWhenTheProgramTakesSigprofOver) {
 }
 
 TEST_F(SessionTest, ForkedChildHasNoSessionAndCanProfileItself) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(STROBE_TEST_UNDER_ASAN)
   // GCC 12's ASan allocator keeps no fork handler: a lock another thread
   // held at fork stays held in the child, whose new session then blocks in
   // its first free(). glibc's malloc, which programs run with, resets its
