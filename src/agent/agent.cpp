@@ -44,8 +44,11 @@ NameJob Agent::jobFor(const model::Profile& p, model::Profile selected) const {
     for (const model::Module& m : selected.modules()) {
       const std::string& path = selected.str(m.path);
       const std::string& build_id = selected.str(m.build_id);
-      if (std::string kept = kept_->pathFor(path, build_id); !kept.empty()) {
-        job.kept.emplace(path + '\0' + build_id, std::move(kept));
+      // A descriptor of the job's own: the session may close its copy (the
+      // process exited) before the Namer reads it.
+      if (Fd fd = kept_->dupFor(path, build_id); fd.valid()) {
+        job.kept.emplace(path + '\0' + build_id, "/proc/self/fd/" + std::to_string(fd.get()));
+        job.kept_fds.push_back(std::move(fd));
       }
     }
   }

@@ -73,7 +73,8 @@ void Namer::run() {
       warnings_.insert(symbolizer_->warnings().begin(), symbolizer_->warnings().end());
     }
     job.done(encodePprof(job.profile, job.labels));
-    job = NameJob{};
+    job = NameJob{};  // closes its descriptors of kept files
+    kept_.clear();    // ... which these paths named
     symbolizer_->forgetUnused(kModuleJobs, kMaxModules);
     size_t let_go = 0;
     while (heapInUse() > kHeapBudgetBytes && symbolizer_->forgetLeastRecentlyUsed()) ++let_go;

@@ -27,8 +27,10 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "agent/encode.hpp"
+#include "base/fd.hpp"
 #include "base/result.hpp"
 #include "model/profile.hpp"
 #include "symbolize/symbolizer.hpp"
@@ -47,8 +49,10 @@ struct NameJob {
   model::Profile profile;
   Labels labels;
   // The recorder's kept copies of the profile's module files, by path +
-  // '\0' + build-id (record/kept_files.hpp: read on the session's thread).
+  // '\0' + build-id: "/proc/self/fd/N" of the job's own descriptors,
+  // closed with the job (record/kept_files.hpp's dupFor()).
   std::map<std::string, std::string> kept;
+  std::vector<Fd> kept_fds;
   std::function<void(Result<std::string>)> done;  // the gzipped pprof bytes, or why not
 };
 

@@ -455,6 +455,7 @@ void Converter::forgetExited(uint64_t before_ns) {
   for (auto it = exited_.begin(); it != exited_.end();) {
     if (it->second < before_ns) {
       spaces_.erase(it->first);
+      if (kept_ != nullptr) kept_->forgetProcess(it->first);
       it = exited_.erase(it);
     } else {
       ++it;

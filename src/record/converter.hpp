@@ -149,8 +149,9 @@ class Converter {
   // Forgets the address spaces of processes whose main thread exited
   // before before_ns (CLOCK_MONOTONIC), once every record up to then is
   // applied (a session that runs for days sees many processes come and
-  // go). Threads that outlive their process's main thread lose their
-  // mappings then (their frames become unmapped).
+  // go), and the kept files only they mapped. Threads that outlive their
+  // process's main thread lose their mappings then (their frames become
+  // unmapped).
   void forgetExited(uint64_t before_ns);
 
  private:

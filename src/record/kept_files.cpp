@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <string_view>
@@ -46,22 +47,48 @@ void KeptFiles::onMapping(int32_t pid, uint64_t start, uint64_t end, const std::
                           const std::string& build_id) {
   const bool vdso = path == "[vdso]";
   if (!vdso && !model::isFileBacked(path)) return;
-  if (files_.size() >= max_files_) return;
-  auto [it, inserted] = files_.try_emplace(key(path, build_id));
-  if (!inserted) return;
-  if (vdso) {
-    it->second = openVdso();
-    return;
+  std::string k = key(path, build_id);
+  auto it = files_.find(k);
+  if (it == files_.end()) {
+    if (files_.size() >= max_files_) return;
+    it = files_.try_emplace(k).first;
+    if (vdso) {
+      it->second.fd = openVdso();
+      return;
+    }
+    char link[96];
+    std::snprintf(link, sizeof link, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
+    it->second.fd = Fd(::open(link, O_RDONLY | O_CLOEXEC));
   }
-  char link[96];
-  std::snprintf(link, sizeof link, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
-  it->second = Fd(::open(link, O_RDONLY | O_CLOEXEC));
+  if (vdso) return;
+  std::vector<int32_t>& pids = it->second.pids;
+  if (std::find(pids.begin(), pids.end(), pid) != pids.end()) return;
+  pids.push_back(pid);
+  keys_of_[pid].push_back(std::move(k));
+}
+
+void KeptFiles::forgetProcess(int32_t pid) {
+  auto of = keys_of_.find(pid);
+  if (of == keys_of_.end()) return;
+  for (const std::string& k : of->second) {
+    auto it = files_.find(k);
+    if (it == files_.end()) continue;
+    std::erase(it->second.pids, pid);
+    if (it->second.pids.empty()) files_.erase(it);
+  }
+  keys_of_.erase(of);
 }
 
 std::string KeptFiles::pathFor(const std::string& path, const std::string& build_id) const {
   auto it = files_.find(key(path, build_id));
-  if (it == files_.end() || !it->second.valid()) return {};
-  return "/proc/self/fd/" + std::to_string(it->second.get());
+  if (it == files_.end() || !it->second.fd.valid()) return {};
+  return "/proc/self/fd/" + std::to_string(it->second.fd.get());
+}
+
+Fd KeptFiles::dupFor(const std::string& path, const std::string& build_id) const {
+  auto it = files_.find(key(path, build_id));
+  if (it == files_.end() || !it->second.fd.valid()) return {};
+  return Fd(::fcntl(it->second.fd.get(), F_DUPFD_CLOEXEC, 0));
 }
 
 }  // namespace strobe::record

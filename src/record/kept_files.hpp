@@ -10,7 +10,12 @@
 // same in every process) is copied from strobe's own memory into a memfd
 // the first time a "[vdso]" mapping is seen.
 // pathFor() names a kept file as "/proc/self/fd/N", for code that opens by
-// path (ElfFile, the unwinder's CFI cache).
+// path (ElfFile, the unwinder's CFI cache); dupFor() gives a descriptor of
+// its own to code that reads later, on another thread (the agent's namer).
+// Sessions that run for days (strobe agent) call forgetProcess() for each
+// process that exited and whose samples are gone: a file no process seen
+// since maps any more is closed (so a deleted file's space is freed, and
+// the bound leaves room for new programs' files). The vdso stays.
 // Thread safety: none (the drain thread's, then the symbolizer's).
 #pragma once
 
@@ -18,6 +23,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "base/fd.hpp"
 
@@ -33,6 +39,10 @@ class KeptFiles {
 
   // "/proc/self/fd/N" for the kept copy of (path, build_id), "" when none.
   [[nodiscard]] std::string pathFor(const std::string& path, const std::string& build_id) const;
+  // A new descriptor of that copy (invalid when none), the caller's to close.
+  [[nodiscard]] Fd dupFor(const std::string& path, const std::string& build_id) const;
+  // Process `pid` maps nothing any more: the files only it mapped are closed.
+  void forgetProcess(int32_t pid);
 
   [[nodiscard]] size_t size() const { return files_.size(); }
 
@@ -40,8 +50,13 @@ class KeptFiles {
   static std::string key(const std::string& path, const std::string& build_id);
   Fd openVdso() const;
 
+  struct File {
+    Fd fd;                      // invalid: tried, not kept
+    std::vector<int32_t> pids;  // the processes seen mapping it (none for the vdso)
+  };
   size_t max_files_;
-  std::unordered_map<std::string, Fd> files_;  // invalid Fd: tried, not kept
+  std::unordered_map<std::string, File> files_;
+  std::unordered_map<int32_t, std::vector<std::string>> keys_of_;  // pid -> its files' keys
 };
 
 }  // namespace strobe::record
