@@ -9,8 +9,12 @@ ASAN_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO
   -DSTROBE_SANITIZE=ON
 # The libFuzzer targets of fuzz/ (clang), each run for FUZZ_SECONDS.
 FUZZ_BUILD ?= build-fuzz
+# -O1 -gline-tables-only, as OSS-Fuzz builds: a third less build time than
+# -O2 -g, and stack traces still name files and lines.
 FUZZ_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-16 \
-  -DCMAKE_CXX_COMPILER=clang++-16 -DSTROBE_FUZZ=ON
+  -DCMAKE_CXX_COMPILER=clang++-16 -DSTROBE_FUZZ=ON \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only"
 FUZZ_SECONDS ?= 300
 # Prints how long each phase of `make test` took.
 TIMED = scripts/timed.sh
