@@ -211,6 +211,15 @@ class UnwinderTest : public ::testing::Test {
     return first_sp;
   }
 
+  // layOut()'s stack, and the registers at its leaf (rip, rsp).
+  Registers leafRegisters(SyntheticStack& s, std::vector<uint64_t>& pcs, uint64_t& end) {
+    const uint64_t sp = layOut(s, pcs, end);
+    Registers regs;
+    regs.set(kRip, kBase + pcs[0]);
+    regs.set(kRsp, sp);
+    return regs;
+  }
+
   std::map<std::string, uint64_t> syms_;
   std::vector<Fde> fdes_;
   std::vector<uint64_t> after_leaf_, after_recurse_, after_worker_call_;
@@ -233,11 +242,8 @@ TEST_F(UnwinderTest, WalksThirtyRecursiveFramesFrameByFrame) {
   SyntheticStack s;
   std::vector<uint64_t> pcs;
   uint64_t end = 0;
-  const uint64_t sp = layOut(s, pcs, end);
+  Registers regs = leafRegisters(s, pcs, end);
   ASSERT_EQ(pcs.size(), 32u);
-  Registers regs;
-  regs.set(kRip, kBase + pcs[0]);
-  regs.set(kRsp, sp);
   regs.set(kRbp, 0x1234);  // rbp is a general register here
   FixtureMap map(kNoFp);
   Unwinder u;
@@ -265,10 +271,7 @@ TEST_F(UnwinderTest, EveryLoadStaysInsideTheCopy) {
   SyntheticStack s;
   std::vector<uint64_t> pcs;
   uint64_t end = 0;
-  const uint64_t sp = layOut(s, pcs, end);
-  Registers regs;
-  regs.set(kRip, kBase + pcs[0]);
-  regs.set(kRsp, sp);
+  Registers regs = leafRegisters(s, pcs, end);
   FixtureMap map(kNoFp);
   Unwinder u;
   std::vector<uint64_t> frames(64, 0);
@@ -319,10 +322,7 @@ TEST_F(UnwinderTest, IdleModulesCloseAndOpenAgainOnTheirNextMiss) {
   SyntheticStack s;
   std::vector<uint64_t> pcs;
   uint64_t end = 0;
-  const uint64_t sp = layOut(s, pcs, end);
-  Registers regs;
-  regs.set(kRip, kBase + pcs[0]);
-  regs.set(kRsp, sp);
+  Registers regs = leafRegisters(s, pcs, end);
   FixtureMap map(kNoFp);
   Unwinder u(UnwindMode::kAuto);
   const size_t before = openDescriptors();
