@@ -4,6 +4,7 @@
 // `readelf -wF` gives each pc's CFA (rsp + N) and `objdump -d` the return
 // address of each call, so the test does not share the unwinder's reading
 // of the CFI.
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -312,10 +313,17 @@ TEST_F(UnwinderTest, StartIsTheOutermostFrame) {
   EXPECT_EQ(r.reason, StopReason::kEntry);
 }
 
-// The descriptors this process has open.
+// The descriptors this process has open, read in-process (a child's `ls`
+// may see a pipe popen() has not closed yet).
 size_t openDescriptors() {
-  return static_cast<size_t>(
-      std::stoul(runCommand("ls /proc/" + std::to_string(::getpid()) + "/fd | wc -l")));
+  DIR* d = ::opendir("/proc/self/fd");
+  if (d == nullptr) return 0;
+  size_t n = 0;
+  while (const dirent* e = ::readdir(d)) {
+    if (e->d_name[0] != '.') ++n;
+  }
+  ::closedir(d);
+  return n - 1;  // the directory's own descriptor
 }
 
 TEST_F(UnwinderTest, IdleModulesCloseAndOpenAgainOnTheirNextMiss) {
