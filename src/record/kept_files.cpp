@@ -61,20 +61,18 @@ void KeptFiles::onMapping(int32_t pid, uint64_t start, uint64_t end, const std::
     it->second.fd = Fd(::open(link, O_RDONLY | O_CLOEXEC));
   }
   if (vdso) return;
-  std::vector<int32_t>& pids = it->second.pids;
-  if (std::find(pids.begin(), pids.end(), pid) != pids.end()) return;
-  pids.push_back(pid);
-  keys_of_[pid].push_back(std::move(k));
+  std::vector<const std::string*>& keys = keys_of_[pid];
+  if (std::find(keys.begin(), keys.end(), &it->first) != keys.end()) return;
+  ++it->second.users;
+  keys.push_back(&it->first);
 }
 
 void KeptFiles::forgetProcess(int32_t pid) {
   auto of = keys_of_.find(pid);
   if (of == keys_of_.end()) return;
-  for (const std::string& k : of->second) {
-    auto it = files_.find(k);
-    if (it == files_.end()) continue;
-    std::erase(it->second.pids, pid);
-    if (it->second.pids.empty()) files_.erase(it);
+  for (const std::string* k : of->second) {
+    auto it = files_.find(*k);
+    if (--it->second.users == 0) files_.erase(it);
   }
   keys_of_.erase(of);
 }

@@ -51,12 +51,15 @@ class KeptFiles {
   Fd openVdso() const;
 
   struct File {
-    Fd fd;                      // invalid: tried, not kept
-    std::vector<int32_t> pids;  // the processes seen mapping it (none for the vdso)
+    Fd fd;             // invalid: tried, not kept
+    size_t users = 0;  // processes seen mapping it and not forgotten (0 for the vdso)
   };
   size_t max_files_;
   std::unordered_map<std::string, File> files_;
-  std::unordered_map<int32_t, std::vector<std::string>> keys_of_;  // pid -> its files' keys
+  // pid -> its files' keys, in files_ (a node's key stays put; a file is
+  // erased only once no process lists it). A few dozen per process: the
+  // duplicate check is a scan.
+  std::unordered_map<int32_t, std::vector<const std::string*>> keys_of_;
 };
 
 }  // namespace strobe::record
