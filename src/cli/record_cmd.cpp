@@ -142,11 +142,15 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
   if (std::string s = output::stackCompletenessLine(p); !s.empty()) {
     fmt::print(err, "strobe: stacks: {}\n", s);
   }
-  // Threads too short to be sampled: a warning once they matter (1% of
-  // what was sampled), always a line in the report.
-  if (std::string s = output::unsampledThreadsLine(m);
+  // CPU no sample covers (threads too short to be sampled): a warning once
+  // it matters (1% of what was sampled), always a line in the report.
+  if (std::string s = output::unsampledLine(m, t.weight);
       !s.empty() && m.unsampled_count * 100 > t.weight) {
-    logWarning(s, "raise -F (e.g. -F 999) to sample short-lived threads");
+    // A shorter period leaves less of each thread unsampled.
+    const uint64_t higher = m.frequency != 0 && m.frequency < 999 ? 999 : 4 * m.frequency;
+    logWarning(s, m.sample_period != 0
+                      ? std::string("lower -c to sample short-lived threads")
+                      : fmt::format("raise -F (e.g. -F {}) to sample short-lived threads", higher));
   }
   if (std::string s = output::spansLine(p); !s.empty()) fmt::print(err, "strobe: spans: {}\n", s);
   fmt::print(err, "strobe: wrote {}; top functions:\n", terminalSafe(path));

@@ -283,7 +283,8 @@ void writeTextReport(const model::Profile& p, const TextOptions& opt, const std:
     }
     fmt::print(out, "{}", offCpuHeader(recording));
     if (std::string s = stackCompletenessLine(p); !s.empty()) fmt::print(out, "stacks:    {}\n", s);
-    if (std::string s = unsampledThreadsLine(m); !s.empty()) fmt::print(out, "unsampled: {}\n", s);
+    if (std::string s = unsampledLine(m, t.weight); !s.empty())
+      fmt::print(out, "unsampled: {}\n", s);
     if (std::string s = throttledLine(m); !s.empty()) fmt::print(out, "throttled: {}\n", s);
     if (std::string s = refusedThreadsLine(p); !s.empty()) fmt::print(out, "refused:   {}\n", s);
     if (!m.stopped_reason.empty()) {

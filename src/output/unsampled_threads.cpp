@@ -10,30 +10,37 @@
 
 namespace strobe::output {
 
-std::string unsampledThreadsLine(const model::Meta& m) {
-  if (m.unsampled_threads == 0) return {};
-  const std::string threads =
-      m.unsampled_threads == 1 ? "1 thread" : fmt::format("{} threads", m.unsampled_threads);
-  std::string what =
-      model::isTimeEvent(m.event)
-          ? fmt::format("ran {} of CPU", formatDuration(m.unsampled_count))
-          : fmt::format("counted {} {}", m.unsampled_count, model::eventUnit(m.event));
+std::string unsampledLine(const model::Meta& m, uint64_t sampled) {
+  if (m.unsampled_threads == 0 && m.unsampled_count * 100 <= sampled) return {};
+  const bool time = model::isTimeEvent(m.event);
+  const std::string amount =
+      time ? fmt::format("{} of CPU", formatDuration(m.unsampled_count))
+           : fmt::format("{} {}", m.unsampled_count, model::eventUnit(m.event));
+  // exclude_kernel drops the samples that land in the kernel, while the
+  // count goes on: where kernel time was not sampled, a thread whose CPU is
+  // all in system calls is unsampled too.
+  const char* kernel = m.kernel_time != 0 ? "" : ", or only in the kernel (not sampled here)";
+  const std::string uncovered =
+      fmt::format("{} that the kernel counted {} no sample", amount, time ? "has" : "have");
+  if (m.unsampled_threads == 0) {
+    return fmt::format("{} (the last part of a sampling period of each thread{})", uncovered,
+                       m.kernel_time != 0 ? "" : ", and time in the kernel (not sampled here)");
+  }
   std::string period;
   if (m.sample_period != 0) {
     period = fmt::format("{} {}", m.sample_period, model::eventUnit(m.event));
-  } else if (m.frequency != 0 && model::isTimeEvent(m.event)) {
+  } else if (m.frequency != 0 && time) {
     period =
         fmt::format("{} at {} Hz", formatDuration(1'000'000'000ULL / m.frequency), m.frequency);
   } else {
     period = fmt::format("1/{} s of events", m.frequency);
   }
-  // exclude_kernel drops the samples that land in the kernel, while the
-  // count goes on: where kernel time was not sampled, a thread whose CPU is
-  // all in system calls is unsampled too.
-  return fmt::format("{} {} but {} never sampled: {} less than one sampling period ({}){}", threads,
-                     what, m.unsampled_threads == 1 ? "was" : "were",
-                     m.unsampled_threads == 1 ? "it ran" : "each ran", period,
-                     m.kernel_time != 0 ? "" : ", or only in the kernel (not sampled here)");
+  const std::string threads =
+      m.unsampled_threads == 1 ? "1 thread" : fmt::format("{} threads", m.unsampled_threads);
+  return fmt::format(
+      "{} exited without a sample: {} less than one sampling period ({}){}; {} in all (theirs, "
+      "and the last part of a period of every other thread)",
+      threads, m.unsampled_threads == 1 ? "it ran" : "each ran", period, kernel, uncovered);
 }
 
 std::string throttledLine(const model::Meta& m) {

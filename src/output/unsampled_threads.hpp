@@ -1,10 +1,10 @@
-// The line reports give for threads that exited without a single sample,
-// e.g.
-//   2000 threads ran 1.49 s of CPU but were never sampled: each ran less
-//   than one sampling period (10.1 ms at 99 Hz), or only in the kernel
-//   (which -k samples)
-// from the recording's meta (see model::Meta::unsampled_threads); and the
-// line for threads the profiler could not sample at all (libstrobe's perf
+// The line reports give for CPU the kernel counted but no sample covers,
+// from the recording's meta (model::Meta::unsampled_threads, _count), e.g.
+//   2000 threads exited without a sample: each ran less than one sampling
+//   period (10.1 ms at 99 Hz); 1.52 s of CPU that the kernel counted has no
+//   sample in all (theirs, and the last part of a period of every other
+//   thread)
+// and the line for threads the profiler could not sample at all (libstrobe's perf
 // engine out of locked memory for rings, model::Meta::refused_threads), e.g.
 //   58 threads were never sampled: cannot map a 8 KiB perf ring: ...; the
 //   process ran 3.00 s of CPU, 1.38 s of it sampled
@@ -22,8 +22,9 @@
 
 namespace strobe::output {
 
-// The line without a trailing newline; "" when no thread went unsampled.
-std::string unsampledThreadsLine(const model::Meta& m);
+// The line without a trailing newline; "" when no thread exited unsampled
+// and what no sample covers is at most 1% of `sampled` (the samples' weight).
+std::string unsampledLine(const model::Meta& m, uint64_t sampled);
 // The line for sampling the kernel throttled, e.g.
 //   the kernel throttled sampling 1523 times, for 0.85 s in all; 0.80 s of
 //   CPU that went unsampled then is weighted onto the sample each throttle

@@ -151,9 +151,13 @@ perf_event_attr makeAttr(const EventSpec& spec, bool inherit, bool enable_on_exe
   }
   a.disabled = 1;
   a.inherit = inherit ? 1 : 0;
-  // A child thread's final count comes back in a READ record when it exits:
-  // the CPU of threads too short to be sampled is then still known.
-  a.inherit_stat = inherit ? 1 : 0;
+  // Never inherit_stat: the kernel then writes a READ record for each of an
+  // exiting thread's per-CPU events from the CPU the thread exits on, also
+  // into the other CPUs' rings, racing their own writers; a ring's
+  // data_head can then stop moving while the kernel drops every later
+  // record of that CPU, with no LOST record until the race is undone
+  // (docs/USAGE.md, "Short-lived threads"). The CPU no sample covers is
+  // known from the events' counts instead (readCount).
   a.enable_on_exec = enable_on_exec ? 1 : 0;
   a.exclude_kernel = spec.kernel || spec.kernel_time ? 0 : 1;
   a.exclude_callchain_kernel = spec.kernel ? 0 : 1;
@@ -189,7 +193,6 @@ perf_event_attr makeOffCpuAttr(const perf_event_attr& main) {
   a.comm = 0;
   a.comm_exec = 0;
   a.task = 0;
-  a.inherit_stat = 0;
   a.build_id = 0;
   return a;
 }
@@ -338,6 +341,16 @@ Status enableEvent(int fd) {
 Status disableEvent(int fd) {
   if (::ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) != 0) return systemError("cannot disable perf event");
   return {};
+}
+
+Result<uint64_t> readCount(int fd) {
+  uint64_t value = 0;
+  const ssize_t n = ::read(fd, &value, sizeof value);
+  if (n != static_cast<ssize_t>(sizeof value)) {
+    if (n < 0) return systemError("cannot read a perf event's count");
+    return makeError("a perf event's count came back as " + std::to_string(n) + " bytes, not 8");
+  }
+  return value;
 }
 
 Result<std::vector<int>> parseCpuList(std::string_view text) {

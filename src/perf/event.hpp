@@ -73,8 +73,7 @@ perf_event_attr makeAttr(const EventSpec& spec, bool inherit, bool enable_on_exe
 // preemption). The same sample_type as `main` (+CALLCHAIN), so one decoder
 // reads both rings. The event fires in the kernel, so exclude_kernel is 0:
 // it needs perf_event_paranoid <= 1 or CAP_PERFMON (see
-// offCpuPermissionError). No side-band records and no inherit_stat: the
-// main event has those.
+// offCpuPermissionError). No side-band records: the main event has those.
 perf_event_attr makeOffCpuAttr(const perf_event_attr& main);
 
 // The error for the off-CPU event refused with EACCES/EPERM (paranoid as
@@ -119,6 +118,9 @@ uint64_t readMaxSampleRate();
 // PERF_EVENT_IOC_ENABLE / PERF_EVENT_IOC_DISABLE on an event fd.
 Status enableEvent(int fd);
 Status disableEvent(int fd);
+// An event's count (read_format 0): for an inherited event, its own and
+// every inheriting thread's, exited ones included (ns for cpu-clock).
+Result<uint64_t> readCount(int fd);
 
 // A CPU list as in /sys/devices/system/cpu/online: "0-3,5,7-8\n".
 Result<std::vector<int>> parseCpuList(std::string_view text);

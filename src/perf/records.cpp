@@ -234,7 +234,6 @@ Result<Record> decodeOther(const perf_event_header* hdr, const uint8_t* bytes, s
     case PERF_RECORD_LOST_SAMPLES:
     case PERF_RECORD_THROTTLE:
     case PERF_RECORD_UNTHROTTLE:
-    case PERF_RECORD_READ:
     case PERF_RECORD_SWITCH:
     case PERF_RECORD_SWITCH_CPU_WIDE:
       break;
@@ -279,14 +278,6 @@ Result<Record> decodeOther(const perf_event_header* hdr, const uint8_t* bytes, s
       body.get(t.ptid);
       body.get(t.time);
       return done(t);
-    }
-    case PERF_RECORD_READ: {
-      ReadRecord r;
-      body.get(r.pid);
-      body.get(r.tid);
-      body.get(r.value);
-      r.time = id.time;
-      return done(r);
     }
     case PERF_RECORD_LOST: {
       LostRecord l;

@@ -110,14 +110,6 @@ struct ThrottleRecord {
   uint32_t tid = 0;  // the thread running (the sample_id trailer)
 };
 
-// PERF_RECORD_READ: an inherited event's count for a thread that exited
-// (attr.inherit_stat; read_format 0, so one value).
-struct ReadRecord {
-  uint32_t pid = 0, tid = 0;
-  uint64_t value = 0;
-  uint64_t time = 0;
-};
-
 // PERF_RECORD_SWITCH (a per-task event) and PERF_RECORD_SWITCH_CPU_WIDE (a
 // per-CPU event), from attr.context_switch: the thread of the sample_id
 // trailer left its CPU (out) or got one (in).
@@ -132,7 +124,7 @@ struct SwitchRecord {
 };
 
 using Record = std::variant<std::monostate, SampleRecord, Mmap2Record, CommRecord, TaskRecord,
-                            LostRecord, ThrottleRecord, ReadRecord, SwitchRecord>;
+                            LostRecord, ThrottleRecord, SwitchRecord>;
 
 // Decodes one record. bytes points at the record (the header included,
 // hdr == bytes), size == hdr->size, and bytes must be 8-byte aligned (ring

@@ -146,7 +146,6 @@ void Converter::apply(const perf::Record& r, Stream stream) {
         if constexpr (std::is_same_v<T, perf::TaskRecord>) onTask(v);
         if constexpr (std::is_same_v<T, perf::LostRecord>) onLost(v);
         if constexpr (std::is_same_v<T, perf::ThrottleRecord>) onThrottle(v);
-        if constexpr (std::is_same_v<T, perf::ReadRecord>) onRead(v);
         if constexpr (std::is_same_v<T, perf::SwitchRecord>) onSwitch(v);
       },
       r);
@@ -227,6 +226,10 @@ void Converter::onComm(const perf::CommRecord& r) {
 
 void Converter::onTask(const perf::TaskRecord& r) {
   if (!r.is_fork) {
+    const auto tid = static_cast<int32_t>(r.tid);
+    // A thread's EXIT comes after its samples (records arrive in time order).
+    const bool ours = pid_filter_.empty() || pid_filter_.count(static_cast<int32_t>(r.pid)) != 0;
+    if (cpu_sampled_.erase(tid) == 0 && ours && tid != 0) ++stats_.unsampled_threads;
     if (off_cpu_ != nullptr) off_cpu_->onExit(static_cast<int32_t>(r.tid), r.time);
     if (r.pid == r.tid) exited_[static_cast<int32_t>(r.pid)] = r.time;
     throttle_.onExit(static_cast<int32_t>(r.tid), r.time, profile_.mutableSamples());
@@ -237,7 +240,6 @@ void Converter::onTask(const perf::TaskRecord& r) {
   cpu_sampled_.erase(static_cast<int32_t>(r.tid));
   // A new thread: its id may have been used before.
   prefixes_.erase(static_cast<int32_t>(r.tid));
-  unsampled_tids_.erase(static_cast<int32_t>(r.tid));
   auto pid = static_cast<int32_t>(r.pid);
   auto ppid = static_cast<int32_t>(r.ppid);
   // A new thread or process starts with its creator's name.
@@ -276,6 +278,7 @@ void Converter::onSample(const perf::SampleRecord& r) {
   ++stats_.samples;
   if (profile_.findThread(tid) == nullptr) nameThread(pid, tid, std::string());
   cpu_sampled_.insert(tid);
+  stats_.sampled_weight += r.period;
   if (off_cpu_ != nullptr) off_cpu_->onRunning(tid, r.time);
   model::StackEnd end = model::StackEnd::kNotJudged;
   model::StackId stack = stackOf(r, pid, tid, end, /*with_kernel_leaf=*/true);
@@ -394,17 +397,6 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
     prefix.frames.push_back(PrefixFrame{frames_[n - 1 - i], stack, unmapped});
   }
   return stack;
-}
-
-void Converter::onRead(const perf::ReadRecord& r) {
-  // A thread's READs come at its exit, after all of its samples (records
-  // arrive in time order): one per event it inherited, so one per CPU for
-  // per-CPU events, each with that event's share of the count.
-  auto tid = static_cast<int32_t>(r.tid);
-  if (!pid_filter_.empty() && pid_filter_.count(static_cast<int32_t>(r.pid)) == 0) return;
-  if (r.value == 0 || cpu_sampled_.count(tid) != 0) return;
-  stats_.unsampled_count += r.value;
-  if (unsampled_tids_.insert(tid).second) ++stats_.unsampled_threads;
 }
 
 void Converter::pushKernelFrames(const perf::SampleRecord& r) {

@@ -52,10 +52,14 @@ struct ConverterStats {
   uint64_t truncated = 0;             // of those: stacks that ended early (StackEnd 2..4)
   uint64_t unwind_rule_misses = 0;    // CFI rules compiled (the rest were table lookups)
   uint64_t filtered = 0;              // samples of other processes (pid filter)
-  // Threads that exited without a single sample (each ran less than one
-  // sampling period), and their counts (ns of CPU for the time events) as
-  // READ records gave them. Inherited events only.
+  // What the CPU samples weigh in all (their periods, and the throttled
+  // time given back to them): ns of CPU for the time events.
+  uint64_t sampled_weight = 0;
+  // Threads that exited without a single sample (EXIT records of threads
+  // that had none since they started).
   uint64_t unsampled_threads = 0;
+  // What the events counted and no sample covers: the session sets it from
+  // the events' counts (Session::unsampledCount); 0 where it cannot.
   uint64_t unsampled_count = 0;
   // --off-cpu: the context-switch event's samples, records it lost, and
   // what pairing them made.
@@ -86,7 +90,6 @@ class Converter {
   void onTask(const perf::TaskRecord& r);
   void onLost(const perf::LostRecord& r) { stats_.lost += r.lost; }
   void onThrottle(const perf::ThrottleRecord& r);
-  void onRead(const perf::ReadRecord& r);
   // The off-CPU stream: a switch-out's stack, and SWITCH records.
   void onSwitchSample(const perf::SampleRecord& r);
   void onSwitch(const perf::SwitchRecord& r);
@@ -198,12 +201,9 @@ class Converter {
   model::ModuleId kernel_module_ = model::kNone;
   model::LocationId kernel_time_location_ = model::kNone;  // [kernel] (without -k)
   std::unordered_set<int32_t> pid_filter_;
-  // Threads counted as exiting unsampled since they started (a FORK forgets
-  // a reused id, here and in prefixes_).
-  std::unordered_set<int32_t> unsampled_tids_;
   KeptFiles* kept_ = nullptr;
   std::vector<JitdumpMarker> jitdump_markers_;
-  // Threads with a CPU sample (the unsampled count leaves them out).
+  // Live threads with a CPU sample (an EXIT of any other is unsampled).
   std::unordered_set<int32_t> cpu_sampled_;
   ThrottleAccount throttle_;               // throttled time given back to samples' weights
   std::unique_ptr<OffCpuPairer> off_cpu_;  // null: no off-CPU stream

@@ -240,6 +240,7 @@ class Session {
   void closeHungPerThreadRings();
   bool targetsAlive() const;
   void fillMeta();
+  void countUnsampled(ConverterStats& stats);
 
   const RecordOptions& opt_;
   model::Profile& profile_;
@@ -251,7 +252,10 @@ class Session {
   std::unordered_map<int, int> ring_of_cpu_;      // cpu -> fd of its ring (inherit attach)
   std::unordered_map<int, int> off_ring_of_cpu_;  // the same for the off-CPU event
   std::vector<Fd> redirected_;                    // events writing into another event's ring
-  std::unordered_set<pid_t> covered_;             // threads with events (attach)
+  // The main events whose counts add up to the targets' whole count
+  // (launch, inherit attach): what no sample covers is unsampled.
+  std::vector<int> counting_fds_;
+  std::unordered_set<pid_t> covered_;  // threads with events (attach)
   AttachMode mode_ = AttachMode::kAuto;
   std::unordered_set<int32_t> filter_pids_;
   std::vector<RingStats> closed_stats_;
@@ -375,6 +379,7 @@ Status Session::openLaunch(pid_t child) {
     auto fd = perf::openEvent(attr_, child, cpu);
     if (!fd) return fd.takeError();
     ++events_opened_;
+    counting_fds_.push_back(fd->get());
     if (auto st = addRing(std::move(*fd), opt_.mmap_pages, cpu, -1); !st) return st;
     if (!opt_.off_cpu) continue;
     auto off = openOffCpu(child, cpu);
@@ -458,6 +463,7 @@ Status Session::coverThread(pid_t tid) {
     auto fd = perf::openEvent(attr_, tid, cpu);
     if (!fd) return fd.takeError();
     ++events_opened_;
+    counting_fds_.push_back(fd->get());
     if (auto st = cover(std::move(*fd), cpu, ring_of_cpu_, Stream::kMain); !st) return st;
     if (!opt_.off_cpu) continue;
     auto off = openOffCpu(tid, cpu);
@@ -566,6 +572,30 @@ void Session::closeHungPerThreadRings() {
     return true;
   };
   rings_.erase(std::remove_if(rings_.begin(), rings_.end(), gone), rings_.end());
+}
+
+void Session::countUnsampled(ConverterStats& stats) {
+  // Where the events do not count every target thread (-a, per-thread and
+  // CPU-filtered attach), nothing is said of unsampled CPU or threads.
+  stats.unsampled_count = 0;
+  if (counting_fds_.empty()) {
+    stats.unsampled_threads = 0;
+    return;
+  }
+  uint64_t counted = 0;
+  for (int fd : counting_fds_) {
+    auto c = perf::readCount(fd);
+    if (!c) {
+      stats.unsampled_threads = 0;
+      warnings_.push_back("the CPU left unsampled is not known: " + c.error().describe());
+      return;
+    }
+    counted += *c;
+  }
+  // Lost samples are weighed at the mean period of those that came.
+  uint64_t covered = stats.sampled_weight + stats.throttle_weighted_ns;
+  if (stats.samples != 0) covered += stats.lost * (stats.sampled_weight / stats.samples);
+  stats.unsampled_count = counted > covered ? counted - covered : 0;
 }
 
 bool Session::targetsAlive() const {
@@ -854,6 +884,7 @@ Result<RecordOutcome> Session::run() {
                         " still running when the recording stopped: not sampled after that");
   }
   outcome.stats = converter_->stats();
+  countUnsampled(outcome.stats);
   outcome.malformed_records = queue_->malformed();
   outcome.rings = closed_stats_;
   for (auto& r : rings_) outcome.rings.push_back(r->stats);

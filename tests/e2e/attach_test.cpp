@@ -235,13 +235,14 @@ TEST_P(ChurnTest, NoErrorNoLeakedDescriptorsAndShortLivedThreadsSampled) {
   // "strobe: error", not "error": the top-functions table may name
   // libc's __libc_dlerror_result_free.
   EXPECT_EQ(r.err.find("strobe: error"), std::string::npos) << r.err;
-  // The one warning allowed: the fixture's main thread, which only creates
-  // and joins threads, runs in the kernel and is never sampled (its own
-  // event, in inherit mode, reports its count as it exits).
+  // The one warning allowed: the CPU no sample covers, which is the last
+  // part of a period of each of 2,000 short threads (about 0.12 ms each at
+  // 0.25 ms periods: a sixth of their CPU), and may name the fixture's main
+  // thread, which only creates and joins threads and so runs in the kernel.
   std::string err = r.err;
-  if (size_t w = err.find("strobe: warning: 1 thread ran "); w != std::string::npos) {
+  if (size_t w = err.find("strobe: warning: "); w != std::string::npos) {
     size_t end = err.find("short-lived threads\n", w);
-    if (end != std::string::npos && err.find("never sampled", w) < end) {
+    if (end != std::string::npos && err.find("that the kernel counted has no sample", w) < end) {
       err.erase(w, end + 20 - w);
     }
   }

@@ -83,20 +83,6 @@ TEST(PerfRecords, ForkWithoutTimeIsCorrupt) {
             "truncated FORK record: the field at offset 24 does not fit in its 48 bytes");
 }
 
-TEST(PerfRecords, DecodesReadOfAnExitedThread) {
-  Built b =
-      RecordBuilder(PERF_RECORD_READ).u32(40).u32(41).u64(750000).sampleId(40, 41, 555, 0).finish();
-  auto rec = decode(b);
-  ASSERT_TRUE(rec.ok()) << rec.error().message;
-  const auto& r = std::get<ReadRecord>(*rec);
-  EXPECT_EQ(r.pid, 40u);
-  EXPECT_EQ(r.tid, 41u);
-  EXPECT_EQ(r.value, 750000u);
-  EXPECT_EQ(r.time, 555u);
-  Built cut = RecordBuilder(PERF_RECORD_READ).u32(40).u32(41).sampleId(40, 41, 555, 0).finish();
-  EXPECT_FALSE(decode(cut).ok());
-}
-
 TEST(PerfRecords, DecodesLostAndLostSamples) {
   Built lost = RecordBuilder(PERF_RECORD_LOST).u64(5).u64(17).sampleId(0, 0, 444, 0).finish();
   auto rec = decode(lost);

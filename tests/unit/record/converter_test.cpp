@@ -59,32 +59,38 @@ TEST(Converter, LeafIsExactCallersAreReturnAddressMinusOne) {
   EXPECT_EQ(p.str(p.modules()[f[0].module].path), "/bin/app");
 }
 
+perf::TaskRecord task(bool fork, uint32_t pid, uint32_t tid, uint64_t time) {
+  perf::TaskRecord t{};
+  t.is_fork = fork;
+  t.pid = pid;
+  t.ppid = pid;
+  t.tid = tid;
+  t.ptid = pid;
+  t.time = time;
+  return t;
+}
+
 TEST(Converter, ThreadsThatExitUnsampledAreCounted) {
   model::Profile p;
   Converter c(p, 100);
   c.onMmap(mmap(7, 0x400000, 0x10000, 0, "/bin/app"));
   std::vector<uint64_t> chain = {perf::kContextUser, 0x401234};
-  c.onSample(sample(7, 8, chain));
-  // Thread 8 was sampled; 9 and 10 were not; 11 counted nothing. With one
-  // event per CPU, a thread exits with one READ per CPU.
-  c.onRead(perf::ReadRecord{7, 8, 20'000'000, 2000});
-  c.onRead(perf::ReadRecord{7, 8, 1'000'000, 2000});
-  c.onRead(perf::ReadRecord{7, 9, 500'000, 2100});
-  c.onRead(perf::ReadRecord{7, 9, 200'000, 2100});
-  c.onRead(perf::ReadRecord{7, 10, 300'000, 2200});
-  c.onRead(perf::ReadRecord{7, 11, 0, 2300});
-  // Thread id 8 reused by a new thread that is never sampled.
-  perf::TaskRecord fork{};
-  fork.is_fork = true;
-  fork.pid = 7;
-  fork.ppid = 7;
-  fork.tid = 8;
-  fork.ptid = 7;
-  fork.time = 2350;
-  c.onTask(fork);
-  c.onRead(perf::ReadRecord{7, 8, 100'000, 2400});
+  const uint64_t ms = 1'000'000;  // a sample's period
+  c.onSample(record::sample(7, 8, chain, 1000, ms));
+  c.onSample(record::sample(7, 8, chain, 1500, ms));
+  // Thread 8 was sampled; 9 and 10 were not; thread 12 of process 13 is
+  // outside the pid filter.
+  c.setPidFilter({7});
+  c.onSample(record::sample(13, 12, chain, 1600, ms));
+  c.onTask(task(false, 7, 8, 2000));
+  c.onTask(task(false, 7, 9, 2100));
+  c.onTask(task(false, 7, 10, 2200));
+  c.onTask(task(false, 13, 12, 2250));
+  // Thread id 8 reused by a new thread that exits unsampled.
+  c.onTask(task(true, 7, 8, 2350));
+  c.onTask(task(false, 7, 8, 2400));
   EXPECT_EQ(c.stats().unsampled_threads, 3u);
-  EXPECT_EQ(c.stats().unsampled_count, 1'100'000u);
+  EXPECT_EQ(c.stats().sampled_weight, 2 * ms);
 }
 
 // Without -k, a sample in the kernel is one [kernel] frame on top of the
