@@ -128,6 +128,15 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
                            100.0 * (lost_share > kLostWarnShare ? lost_share : worst)),
                "lower the rate (-F) or enlarge the ring (--mmap-pages, e.g. 512)");
   }
+  uint64_t corrupt = 0;
+  for (const auto& r : out.rings) corrupt += r.corrupt;
+  if (corrupt > 0) {
+    logWarning(
+        fmt::format("a perf ring held a corrupt record header {} time{}: what it held then "
+                    "was dropped, samples with it",
+                    corrupt, corrupt == 1 ? "" : "s"),
+        "this is a defect in strobe or the kernel: please report it with the kernel version");
+  }
   if (out.malformed_records > 0) {
     logWarning(fmt::format("{} perf record{} did not decode and {} dropped", out.malformed_records,
                            out.malformed_records == 1 ? "" : "s",

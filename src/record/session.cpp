@@ -561,6 +561,7 @@ void Session::drainAll() {
       }
       queue_->push(hdr, bytes, size, static_cast<uint8_t>(r->source));
     });
+    r->stats.corrupt = r->buffer.corruptCount();
   }
 }
 

@@ -131,6 +131,9 @@ struct RingStats {
   pid_t tid = -1;  // -1 for a per-CPU ring
   uint64_t samples = 0;
   uint64_t lost = 0;
+  // Drain passes that met a corrupt record header and dropped the rest of
+  // what the ring held then (perf::RingBuffer::corruptCount).
+  uint64_t corrupt = 0;
   bool off_cpu = false;  // the off-CPU event's ring (samples: switch-outs)
 };
 
