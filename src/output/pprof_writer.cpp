@@ -173,6 +173,16 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
   for (const auto& [k, v] : opt.labels) fixed_labels.emplace_back(extra.id(k), extra.id(v));
   std::vector<uint64_t> loc_ids;
   std::vector<bool> used_loc(p.locations().size(), false);
+  // Locations written without their innermost `skip` lines (below), with
+  // ids after the profile's own: (location, skip) -> id.
+  std::vector<std::pair<model::LocationId, uint32_t>> trimmed;
+  std::unordered_map<uint64_t, uint64_t> trimmed_ids;
+  auto trimmedId = [&](model::LocationId lid, uint32_t skip) {
+    const uint64_t key = (static_cast<uint64_t>(lid) << 32) | skip;
+    auto [it, inserted] = trimmed_ids.try_emplace(key, p.locations().size() + trimmed.size() + 1);
+    if (inserted) trimmed.emplace_back(lid, skip);
+    return it->second;
+  };
   for (uint64_t key : order) {
     auto stack = static_cast<model::StackId>(key >> 32);
     auto tid = static_cast<int32_t>(static_cast<uint32_t>(key));
@@ -186,8 +196,20 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
       // function, is left out of the stack, so pprof sees no recursion.
       const bool one = lines.size() == 1 || (opt.no_inline && !lines.empty());
       if (one && model::isCloneCall(p, callee, lines.back().function)) return;
-      loc_ids.push_back(lid + 1ULL);
-      used_loc[lid] = true;
+      // When only its innermost inline lines are that function (malloc
+      // with tcache_init's head inlined, calling tcache_init.part.0), the
+      // caller is the same location without those lines.
+      uint32_t skip = 0;
+      while (!one && skip + 1 < lines.size() &&
+             model::isCloneCall(p, callee, lines[skip].function)) {
+        ++skip;
+      }
+      if (skip != 0) {
+        loc_ids.push_back(trimmedId(lid, skip));
+      } else {
+        loc_ids.push_back(lid + 1ULL);
+        used_loc[lid] = true;
+      }
       callee = lines.empty() ? model::kNone : lines.back().function;
     });
     auto [tn, inserted] = thread_names.try_emplace(tid, 0);
@@ -268,9 +290,10 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
     if (inserted) pprof_functions.push_back(PprofFunction{identity, file});
     return it->second;
   };
-  for (size_t i = 0; i < p.locations().size(); ++i) {
-    if (!used_loc[i]) continue;
-    const model::Location& loc = p.locations()[i];
+  // Location `id`: the profile's location `lid` without its innermost
+  // `skip` lines.
+  auto writeLocation = [&](uint64_t id, model::LocationId lid, uint32_t skip) {
+    const model::Location& loc = p.locations()[lid];
     if (loc.module != model::kNone) {
       ModuleRange& r = ranges[loc.module];
       if (loc.address < r.start) {
@@ -284,10 +307,10 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
     {
       protozero::pbf_writer w(enc.buffer());
       protozero::pbf_writer l(w, pb::kLocation);
-      l.add_uint64(pb::kLocId, i + 1);
+      l.add_uint64(pb::kLocId, id);
       if (loc.module != model::kNone) l.add_uint64(pb::kMappingId, loc.module + 1ULL);
       l.add_uint64(pb::kAddress, loc.address);
-      auto first = loc.lines.begin();
+      auto first = loc.lines.begin() + std::min<size_t>(skip, loc.lines.size());
       if (opt.no_inline && !loc.lines.empty()) first = loc.lines.end() - 1;
       for (auto it = first; it != loc.lines.end(); ++it) {
         if (it->function >= p.functions().size()) continue;
@@ -296,7 +319,13 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
         ln.add_int64(pb::kLineNo, it->line);
       }
     }
-    if (!enc.maybeFlush()) break;
+    return enc.maybeFlush();
+  };
+  for (size_t i = 0; i < p.locations().size(); ++i) {
+    if (used_loc[i] && !writeLocation(i + 1, static_cast<model::LocationId>(i), 0)) break;
+  }
+  for (size_t k = 0; k < trimmed.size(); ++k) {
+    if (!writeLocation(p.locations().size() + k + 1, trimmed[k].first, trimmed[k].second)) break;
   }
 
   for (size_t i = 0; i < p.modules().size(); ++i) {

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "../model/sample_profile.hpp"
 #include "output/format.hpp"
@@ -139,6 +142,62 @@ TEST(Pprof, InlineChainsAreSeveralLinesInnermostFirst) {
       EXPECT_EQ(folded.s(folded.functions.at(l.lines[0].function).name), "app::compute(int)");
     }
   }
+}
+
+// malloc with tcache_init's head inlined calls tcache_init.part.0 (glibc):
+// the caller's location holds the lines tcache_init <- malloc. pprof keys
+// functions by identity, so that location as it is would show tcache_init
+// twice in one stack; it is written without its tcache_init line.
+TEST(Pprof, ACloneCalledFromItsInlinedHeadIsOneFrame) {
+  model::Profile p;
+  const model::ModuleId libc = p.internModule("/lib/libc.so.6", "");
+  const model::FunctionId main_fn = p.internFunction("main", "main", "/src/app.c", 1);
+  const model::FunctionId malloc_fn = p.internFunction("malloc", "malloc", "malloc.c", 3287);
+  const model::FunctionId head = p.internFunction("tcache_init", "tcache_init", "malloc.c", 3230);
+  const model::FunctionId part =
+      p.internFunction("tcache_init", "tcache_init.part.0", "malloc.c", 3230);
+  const model::FunctionId leaf = p.internFunction("_int_malloc", "_int_malloc", "malloc.c", 3765);
+  auto loc = [&](uint64_t off, std::vector<model::Line> lines) {
+    const model::LocationId l = p.internLocation(libc, off, 0x7f0000000000 + off);
+    p.mutableLocations()[l].lines = std::move(lines);
+    return l;
+  };
+  const model::LocationId l_main = loc(0x100, {{main_fn, 5}});
+  const model::LocationId l_malloc = loc(0x200, {{head, 3240}, {malloc_fn, 3295}});
+  const model::LocationId l_part = loc(0x300, {{part, 3250}});
+  const model::LocationId l_leaf = loc(0x400, {{leaf, 3800}});
+  const model::StackId s_malloc = p.internStack(p.internStack(model::kNone, l_main), l_malloc);
+  const model::StackId s_part = p.internStack(s_malloc, l_part);
+  p.addSample({1, 1, 0, p.internStack(s_part, l_leaf), 10});
+  p.addSample({2, 1, 0, s_part, 10});
+  p.addSample({3, 1, 0, s_malloc, 10});
+
+  test::PbProfile pb = test::decodePprof(renderPprof(p));
+  ASSERT_EQ(pb.samples.size(), 3u);
+  size_t malloc_seen = 0;
+  for (const auto& s : pb.samples) {
+    std::vector<std::string> names;
+    for (uint64_t id : s.locations) {
+      for (const auto& line : pb.locations.at(id).lines) {
+        names.push_back(pb.s(pb.functions.at(line.function).name));
+      }
+    }
+    std::vector<std::string> sorted = names;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end())
+        << "a function twice in one stack: " << ::testing::PrintToString(names);
+    malloc_seen += std::count(names.begin(), names.end(), "malloc");
+  }
+  // Every stack still passes through malloc; its own samples keep the
+  // inline line (nothing is called there).
+  EXPECT_EQ(malloc_seen, 3u);
+  bool head_kept = false;
+  for (const auto& s : pb.samples) {
+    if (s.locations.size() != 2) continue;
+    const auto& lines = pb.locations.at(s.locations[0]).lines;
+    head_kept = lines.size() == 2 && pb.s(pb.functions.at(lines[0].function).name) == "tcache_init";
+  }
+  EXPECT_TRUE(head_kept);
 }
 
 TEST(Pprof, FiltersApply) {
