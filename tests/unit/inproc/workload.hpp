@@ -36,19 +36,35 @@ __attribute__((noinline)) inline void work_one() {
   touch();
   asm volatile("" ::: "memory");
 }
-__attribute__((noinline)) inline void shares_worker(int rounds) {
-  for (int i = 0; i < rounds; ++i) {
-    work_six();
-    work_three();
-    work_one();
-  }
-  asm volatile("" ::: "memory");  // keep the frame (no tail calls)
-}
-
 inline uint64_t nowNs(clockid_t c) {
   timespec ts{};
   clock_gettime(c, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// The CPU time work_six, work_three and work_one took on one thread, by its
+// own clock: 6 : 3 : 1 on an idle machine, less so when other work shares
+// the core's caches and pipelines.
+struct SharesSpent {
+  uint64_t six = 0, three = 0, one = 0;
+};
+
+__attribute__((noinline)) inline void shares_worker(int rounds, SharesSpent* spent = nullptr) {
+  for (int i = 0; i < rounds; ++i) {
+    const uint64_t t0 = spent != nullptr ? nowNs(CLOCK_THREAD_CPUTIME_ID) : 0;
+    work_six();
+    const uint64_t t1 = spent != nullptr ? nowNs(CLOCK_THREAD_CPUTIME_ID) : 0;
+    work_three();
+    const uint64_t t2 = spent != nullptr ? nowNs(CLOCK_THREAD_CPUTIME_ID) : 0;
+    work_one();
+    if (spent != nullptr) {
+      const uint64_t t3 = nowNs(CLOCK_THREAD_CPUTIME_ID);
+      spent->six += t1 - t0;
+      spent->three += t2 - t1;
+      spent->one += t3 - t2;
+    }
+  }
+  asm volatile("" ::: "memory");  // keep the frame (no tail calls)
 }
 
 // Burns `ns` of this thread's CPU time.
