@@ -3,6 +3,7 @@
 #include <dwarf.h>
 
 #include <cstring>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 
@@ -225,43 +226,81 @@ bool readCie(Reader r, bool eh_frame, uint64_t max, Cie& cie) {
   return instructionsBounded(r, pointer, max);
 }
 
+// An entry's header at `at`: its content (past the length) and the
+// size of its offsets; false when it does not fit the section.
+bool entryAt(std::span<const uint8_t> section, uint64_t at, Reader& content, int& offset_size) {
+  if (at >= section.size()) return false;
+  Reader all{section.data() + at, section.data() + section.size(), true};
+  uint64_t length = all.fixed(4);
+  offset_size = 4;
+  if (length == 0xffffffff) {
+    length = all.fixed(8);
+    offset_size = 8;
+  }
+  if (!all.ok || length == 0) return false;
+  const uint8_t* start = all.p;
+  all.skip(length);
+  if (!all.ok) return false;
+  content = Reader{start, all.p, true};
+  return true;
+}
+
+bool isCieId(uint64_t id, bool eh_frame, int offset_size) {
+  return eh_frame ? id == 0 : id == (offset_size == 4 ? 0xffffffffULL : UINT64_MAX);
+}
+
 }  // namespace
 
 bool cfiRegistersBounded(std::span<const uint8_t> section, bool eh_frame, uint64_t max_register) {
   std::unordered_map<uint64_t, Cie> cies;  // by offset in the section
-  Reader all{section.data(), section.data() + section.size(), true};
-  while (all.ok && all.p < all.end) {
-    const uint64_t at = static_cast<uint64_t>(all.p - section.data());
-    uint64_t length = all.fixed(4);
+  // The CIE an FDE points at. libdw reads it wherever the pointer lands,
+  // also inside another entry, so a CIE not met in the walk is read there.
+  // Null when there is none to read (libdw refuses the FDE too); `bounded`
+  // false when that CIE names a register out of bounds.
+  auto cieAt = [&](uint64_t at, bool& bounded) -> const Cie* {
+    if (auto it = cies.find(at); it != cies.end()) return &it->second;
+    Reader r{nullptr, nullptr, false};
     int offset_size = 4;
-    if (length == 0xffffffff) {
-      length = all.fixed(8);
-      offset_size = 8;
+    if (!entryAt(section, at, r, offset_size)) return nullptr;
+    if (!isCieId(r.fixed(static_cast<size_t>(offset_size)), eh_frame, offset_size) || !r.ok) {
+      return nullptr;
     }
-    if (!all.ok) break;
+    Cie cie;
+    bounded = readCie(r, eh_frame, max_register, cie);
+    return &(cies[at] = cie);
+  };
+  uint64_t at = 0;
+  while (at < section.size()) {
+    if (section.size() - at < 4) break;
+    uint32_t length = 0;
+    std::memcpy(&length, section.data() + at, 4);
     if (length == 0) {
       if (eh_frame) break;  // the terminator
+      at += 4;              // .debug_frame: padding
       continue;
     }
-    const uint8_t* content = all.p;
-    all.skip(length);
-    if (!all.ok) break;
-    Reader r{content, all.p, true};
-    const uint64_t id_at = static_cast<uint64_t>(content - section.data());
+    Reader r{nullptr, nullptr, false};
+    int offset_size = 4;
+    if (!entryAt(section, at, r, offset_size)) break;
+    const uint64_t next = static_cast<uint64_t>(r.end - section.data());
+    const uint64_t id_at = static_cast<uint64_t>(r.p - section.data());
     const uint64_t id = r.fixed(static_cast<size_t>(offset_size));
-    const bool is_cie = eh_frame ? id == 0 : id == (offset_size == 4 ? 0xffffffffULL : UINT64_MAX);
-    if (is_cie) {
-      Cie cie;
-      if (!readCie(r, eh_frame, max_register, cie)) return false;
-      cies[at] = cie;
+    const uint64_t entry_at = at;
+    at = next;
+    if (isCieId(id, eh_frame, offset_size)) {
+      bool bounded = true;
+      cieAt(entry_at, bounded);
+      if (!bounded) return false;
       continue;
     }
-    // An FDE: its CIE (already read: CIEs come first in practice), its
-    // address range, its augmentation data, its instructions.
-    const uint64_t cie_at = eh_frame ? id_at - id : id;
-    auto it = cies.find(cie_at);
-    if (it == cies.end() || !it->second.readable) continue;
-    const Cie& cie = it->second;
+    // An FDE: its CIE, its address range, its augmentation data, its
+    // instructions.
+    if (eh_frame && id > id_at) continue;
+    bool bounded = true;
+    const Cie* found = cieAt(eh_frame ? id_at - id : id, bounded);
+    if (!bounded) return false;
+    if (found == nullptr || !found->readable) continue;
+    const Cie& cie = *found;
     if (eh_frame) {
       // The address, then the range in the same format (no application bits).
       if (!skipEncoded(r, cie.fde_encoding) ||

@@ -2,7 +2,7 @@
 // register table to a hostile register number (found by fuzz/cfi_fuzz.cpp:
 // 4 GB for one DW_CFA_restore_extended). Real CFI passes, in .eh_frame
 // and .debug_frame; one register past the bound is refused, in a CIE's
-// initial instructions and in an FDE's.
+// initial instructions and in an FDE's, wherever libdw finds them.
 #include "unwind/cfi_registers.hpp"
 
 #include <fcntl.h>
@@ -134,6 +134,52 @@ TEST(CfiRegisters, OpcodesLibdwRunsDoNotEndTheCheck) {
   std::vector<uint8_t> loc8 = {0x1d, 0x06, 0x80, 0x80, 0x80, 0x80, 0x01, 0, 0};
   loc8.insert(loc8.end(), huge.begin(), huge.end());
   EXPECT_FALSE(cfiRegistersBounded(ehFrame({}, loc8), true));
+}
+
+TEST(CfiRegisters, ACiePointedAtInsideAnotherEntryIsChecked) {
+  // The fuzzer's third way past the check: libdw reads an FDE's CIE
+  // wherever its pointer lands. Here a CIE with a huge register sits in
+  // the augmentation data of the first FDE (which a walk of the entries
+  // steps over), and the second FDE points at it.
+  std::vector<uint8_t> out;
+  auto u32 = [](std::vector<uint8_t>& v, uint32_t x) {
+    for (int i = 0; i < 4; ++i) v.push_back(static_cast<uint8_t>(x >> (8 * i)));
+  };
+  const std::vector<uint8_t> cie = {0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x1b};
+  u32(out, static_cast<uint32_t>(cie.size()));
+  out.insert(out.end(), cie.begin(), cie.end());
+  std::vector<uint8_t> hidden_body = cie;
+  hidden_body.insert(hidden_body.end(), {0x06, 0x80, 0x80, 0x80, 0x80, 0x01});
+  std::vector<uint8_t> hidden;
+  u32(hidden, static_cast<uint32_t>(hidden_body.size()));
+  hidden.insert(hidden.end(), hidden_body.begin(), hidden_body.end());
+  // FDE 1: of the CIE at 0, its augmentation data the hidden CIE.
+  std::vector<uint8_t> fde1;
+  const uint32_t fde1_id_at = static_cast<uint32_t>(out.size() + 4);
+  u32(fde1, fde1_id_at);  // back to offset 0
+  u32(fde1, 0);           // initial location
+  u32(fde1, 64);          // range
+  fde1.push_back(static_cast<uint8_t>(hidden.size()));
+  const uint32_t hidden_at = fde1_id_at + static_cast<uint32_t>(fde1.size());
+  fde1.insert(fde1.end(), hidden.begin(), hidden.end());
+  u32(out, static_cast<uint32_t>(fde1.size()));
+  out.insert(out.end(), fde1.begin(), fde1.end());
+  // FDE 2: of the hidden CIE.
+  std::vector<uint8_t> fde2;
+  const uint32_t fde2_id_at = static_cast<uint32_t>(out.size() + 4);
+  u32(fde2, fde2_id_at - hidden_at);
+  u32(fde2, 64);
+  u32(fde2, 64);
+  fde2.push_back(0);
+  u32(out, static_cast<uint32_t>(fde2.size()));
+  out.insert(out.end(), fde2.begin(), fde2.end());
+  u32(out, 0);
+  EXPECT_FALSE(cfiRegistersBounded(out, true));
+  // The same FDE pointing at the CIE at 0 is bounded.
+  const size_t fde2_pointer = fde2_id_at;
+  const uint32_t to_first = fde2_id_at;
+  for (int i = 0; i < 4; ++i) out[fde2_pointer + i] = static_cast<uint8_t>(to_first >> (8 * i));
+  EXPECT_TRUE(cfiRegistersBounded(out, true));
 }
 
 }  // namespace
