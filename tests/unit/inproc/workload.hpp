@@ -5,6 +5,7 @@
 
 #include <time.h>
 
+#include <atomic>
 #include <cstdint>
 
 #include "../../fixtures/burn.hpp"
@@ -12,6 +13,9 @@
 namespace strobe::test {
 
 inline uint64_t g_unit = 100000;
+// The unit of this thread's current round (shares_worker draws it).
+inline thread_local uint64_t t_unit = 100000;
+inline std::atomic<uint32_t> g_round_seed{0x9e3779b9u};
 
 // An opaque call: the work functions below are not leaves, so they keep a
 // frame (gcc drops the frame of leaf functions that need no stack even with
@@ -22,17 +26,17 @@ __attribute__((noinline)) inline void touch() {
 }
 
 __attribute__((noinline)) inline void work_six() {
-  BURN(6 * g_unit);
+  BURN(6 * t_unit);
   touch();
   asm volatile("" ::: "memory");
 }
 __attribute__((noinline)) inline void work_three() {
-  BURN(3 * g_unit);
+  BURN(3 * t_unit);
   touch();
   asm volatile("" ::: "memory");
 }
 __attribute__((noinline)) inline void work_one() {
-  BURN(1 * g_unit);
+  BURN(1 * t_unit);
   touch();
   asm volatile("" ::: "memory");
 }
@@ -49,8 +53,16 @@ struct SharesSpent {
   uint64_t six = 0, three = 0, one = 0;
 };
 
+// Each round's unit is drawn between 0.5 and 1.5 of g_unit, the same for
+// its three calls: the work stays 6 : 3 : 1, but rounds do not repeat in step
+// with a sampling period (fixtures/shares.cpp says what that did).
 __attribute__((noinline)) inline void shares_worker(int rounds, SharesSpent* spent = nullptr) {
+  uint32_t seed = g_round_seed.fetch_add(0x7f4a7c15u);
   for (int i = 0; i < rounds; ++i) {
+    seed ^= seed << 13;  // xorshift32
+    seed ^= seed >> 17;
+    seed ^= seed << 5;
+    t_unit = g_unit / 2 + g_unit * (seed % 1024) / 1024;
     const uint64_t t0 = spent != nullptr ? nowNs(CLOCK_THREAD_CPUTIME_ID) : 0;
     work_six();
     const uint64_t t1 = spent != nullptr ? nowNs(CLOCK_THREAD_CPUTIME_ID) : 0;
