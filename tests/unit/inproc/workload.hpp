@@ -5,7 +5,6 @@
 
 #include <time.h>
 
-#include <atomic>
 #include <cstdint>
 
 #include "../../fixtures/burn.hpp"
@@ -15,7 +14,6 @@ namespace strobe::test {
 inline uint64_t g_unit = 100000;
 // The unit of this thread's current round (shares_worker draws it).
 inline thread_local uint64_t t_unit = 100000;
-inline std::atomic<uint32_t> g_round_seed{0x9e3779b9u};
 
 // An opaque call: the work functions below are not leaves, so they keep a
 // frame (gcc drops the frame of leaf functions that need no stack even with
@@ -53,16 +51,11 @@ struct SharesSpent {
   uint64_t six = 0, three = 0, one = 0;
 };
 
-// Each round's unit is drawn between 0.5 and 1.5 of g_unit, the same for
-// its three calls: the work stays 6 : 3 : 1, but rounds do not repeat in step
-// with a sampling period (fixtures/shares.cpp says what that did).
+// Rounds of varied length (burn.hpp says why).
 __attribute__((noinline)) inline void shares_worker(int rounds, SharesSpent* spent = nullptr) {
-  uint32_t seed = g_round_seed.fetch_add(0x7f4a7c15u);
+  uint32_t seed = newRoundSeed();
   for (int i = 0; i < rounds; ++i) {
-    seed ^= seed << 13;  // xorshift32
-    seed ^= seed >> 17;
-    seed ^= seed << 5;
-    t_unit = g_unit / 2 + g_unit * (seed % 1024) / 1024;
+    t_unit = roundUnit(g_unit, seed);
     const uint64_t t0 = spent != nullptr ? nowNs(CLOCK_THREAD_CPUTIME_ID) : 0;
     work_six();
     const uint64_t t1 = spent != nullptr ? nowNs(CLOCK_THREAD_CPUTIME_ID) : 0;
