@@ -26,7 +26,7 @@
 namespace strobe::cli {
 namespace {
 
-const CommandUsage kUsage{
+const CommandUsage kAgentUsage{
     "-a, -p PID, -P NAME",
     "usage: strobe agent --http ADDR | --push URL --app NAME [-a | -p PID | -P NAME]",
     "usage: strobe agent --http ADDR | --push URL --app NAME [-a | -p PID | -P NAME]"};
@@ -105,7 +105,7 @@ int runAgent(AgentArgs& a) {
   }
   if (a.rec.pids.empty() && a.rec.process_name.empty()) a.rec.all_cpus = true;
   record::RecordOptions opt;
-  if (int rc = toRecordOptions(a.rec, kUsage, opt); rc != 0) return rc;
+  if (int rc = toRecordOptions(a.rec, kAgentUsage, opt); rc != 0) return rc;
 
   // Few malloc arenas: the agent's threads (HTTP, push, symbolizing) hold
   // little each, and an arena per thread would keep its freed memory.
@@ -197,7 +197,7 @@ Runner addAgentCommand(CLI::App& app, bool has_dashes, std::vector<std::string> 
           "Runs until SIGINT or SIGTERM (or, with -p/-P, until the processes exit).\n") +
       kExitCodesHelp);
   return [args, sub, has_dashes, command] {
-    if (int rc = takeCommand(args->rec, sub, has_dashes, command, kUsage); rc != 0) return rc;
+    if (int rc = takeCommand(args->rec, sub, has_dashes, command, kAgentUsage); rc != 0) return rc;
     return runAgent(*args);
   };
 }

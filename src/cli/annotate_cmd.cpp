@@ -39,39 +39,35 @@ bool useColor() {
          std::strcmp(term, "dumb") != 0;
 }
 
-int fail(const Error& e) {
-  logError(e);
-  return exitCodeFor(e) == kExitUsage ? kExitUsage : kExitError;
-}
-
 int runAnnotate(const AnnotateArgs& a) {
   if (a.file.empty() && a.function.empty()) {
-    return fail(makeError("name the function to annotate",
-                          "strobe annotate [FILE] FUNCTION; strobe report FILE lists the "
-                          "sampled functions",
-                          ErrorKind::kUsage));
+    return failWith(makeError("name the function to annotate",
+                              "strobe annotate [FILE] FUNCTION; strobe report FILE lists the "
+                              "sampled functions",
+                              ErrorKind::kUsage));
   }
   const std::string file = a.function.empty() ? std::string("strobe.db") : a.file;
   const std::string& query = a.function.empty() ? a.file : a.function;
   if (!(a.threshold >= 0 && a.threshold <= 100)) {
-    return fail(makeError(fmt::format("--threshold {} is not a percentage", a.threshold),
-                          "give a share from 0 to 100, e.g. --threshold 1", ErrorKind::kUsage));
+    return failWith(makeError(fmt::format("--threshold {} is not a percentage", a.threshold),
+                              "give a share from 0 to 100, e.g. --threshold 1", ErrorKind::kUsage));
   }
   auto profile = store::readProfile(file);
-  if (!profile) return fail(profile.error());
+  if (!profile) return failWith(profile.error());
   auto has_code = store::readCode(file, *profile);
   if (!has_code) {
     logWarning(has_code.error().describe(), has_code.error().hint);
   } else if (!*has_code) {
-    return fail(makeError(file + " was recorded before strobe kept the code of sampled functions",
-                          "record it again with this strobe to annotate it"));
+    return failWith(
+        makeError(file + " was recorded before strobe kept the code of sampled functions",
+                  "record it again with this strobe to annotate it"));
   }
 
   std::vector<output::AnnotateCandidate> matches = output::matchFunctions(*profile, query);
   if (matches.empty()) {
-    return fail(makeError("no sampled function matches '" + query + "' in " + file,
-                          "see the sampled functions: strobe report " + file + " --top 0",
-                          ErrorKind::kUsage));
+    return failWith(makeError("no sampled function matches '" + query + "' in " + file,
+                              "see the sampled functions: strobe report " + file + " --top 0",
+                              ErrorKind::kUsage));
   }
   std::set<std::string> names;
   for (const auto& m : matches) names.insert(m.name);
@@ -133,11 +129,12 @@ int runAnnotate(const AnnotateArgs& a) {
     for (const auto& part : ann.parts) any = any || !part.instructions.empty();
   }
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    return fail(systemError("cannot write the annotation", "check the output path and free space"));
+    return failWith(
+        systemError("cannot write the annotation", "check the output path and free space"));
   }
   if (!any) {
-    return fail(makeError("the recording holds no code of '" + query + "' to disassemble",
-                          "see the warnings above"));
+    return failWith(makeError("the recording holds no code of '" + query + "' to disassemble",
+                              "see the warnings above"));
   }
   return 0;
 }

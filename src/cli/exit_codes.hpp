@@ -4,6 +4,7 @@
 // Thread safety: constants and a pure function.
 #pragma once
 
+#include "base/log.hpp"
 #include "base/result.hpp"
 
 namespace strobe::cli {
@@ -47,6 +48,13 @@ inline int exitCodeFor(const Error& e) {
       return kExitError;
   }
   return kExitError;
+}
+
+// Says `e` on stderr and returns the status of a command that failed with
+// it: a usage error stays one, anything else is 1.
+inline int failWith(const Error& e) {
+  logError(e);
+  return exitCodeFor(e) == kExitUsage ? kExitUsage : kExitError;
 }
 
 }  // namespace strobe::cli

@@ -38,9 +38,10 @@ namespace {
 
 constexpr double kLostWarnShare = 0.01;
 
-const CommandUsage kUsage{"a command, -p PID, -P NAME, -a",
-                          "usage: strobe record [OPTIONS] -- CMD [ARGS], or -p PID, -P NAME, -a",
-                          "usage: strobe record [OPTIONS] -- CMD [ARGS]"};
+const CommandUsage kRecordUsage{
+    "a command, -p PID, -P NAME, -a",
+    "usage: strobe record [OPTIONS] -- CMD [ARGS], or -p PID, -P NAME, -a",
+    "usage: strobe record [OPTIONS] -- CMD [ARGS]"};
 
 void printSummary(const model::Profile& p, const record::RecordOutcome& out,
                   const std::string& path) {
@@ -171,7 +172,7 @@ void printSummary(const model::Profile& p, const record::RecordOutcome& out,
 
 int runRecordChecked(RecordArgs& a) {
   record::RecordOptions opt;
-  if (int rc = toRecordOptions(a, kUsage, opt); rc != 0) return rc;
+  if (int rc = toRecordOptions(a, kRecordUsage, opt); rc != 0) return rc;
   opt.spans = true;  // programs linked with libstrobe send their spans and roles
   // The output is checked, and the recording streamed to it, before the
   // command starts (record_output.hpp).
@@ -286,7 +287,7 @@ Runner addRecordCommand(CLI::App& app, bool has_dashes, std::vector<std::string>
                           "symbolization phase's CPU and wall time).\n") +
               kExitCodesHelp);
   return [args, sub, has_dashes, command] {
-    if (int rc = takeCommand(*args, sub, has_dashes, command, kUsage); rc != 0) return rc;
+    if (int rc = takeCommand(*args, sub, has_dashes, command, kRecordUsage); rc != 0) return rc;
     return runRecord(*args);
   };
 }

@@ -56,11 +56,6 @@ Result<model::GroupBy> parseGroupBy(const std::string& by) {
                    ErrorKind::kUsage);
 }
 
-int fail(const Error& e) {
-  logError(e);
-  return exitCodeFor(e) == kExitUsage ? kExitUsage : kExitError;
-}
-
 int runReport(const ReportArgs& a) {
   output::ReportOptions opt;
   if (a.top < 0) {
@@ -84,14 +79,14 @@ int runReport(const ReportArgs& a) {
   opt.callees = a.callees;
   if (a.threshold >= 0) opt.threshold_pct = a.threshold;
   auto by = parseGroupBy(a.by);
-  if (!by) return fail(by.error());
+  if (!by) return failWith(by.error());
   opt.by = *by;
   if (a.bucket != 0 && opt.by != model::GroupBy::kAddress) {
-    return fail(makeError("--bucket needs --by address", "add --by address, or drop --bucket",
-                          ErrorKind::kUsage));
+    return failWith(makeError("--bucket needs --by address", "add --by address, or drop --bucket",
+                              ErrorKind::kUsage));
   }
   if (a.bucket != 0 && !model::validBucket(a.bucket)) {
-    return fail(
+    return failWith(
         makeError("--bucket " + std::to_string(a.bucket) + " is not a power of two from 1 to " +
                       std::to_string(model::kMaxBucket),
                   "use e.g. --bucket 16 (powers of two align alike in the file and in memory)",
@@ -100,12 +95,12 @@ int runReport(const ReportArgs& a) {
   if (a.bucket != 0) opt.bucket = a.bucket;
   if (!a.since.empty()) {
     auto d = parseDuration(a.since);
-    if (!d) return fail(d.error());
+    if (!d) return failWith(d.error());
     opt.filter.since_ns = *d;
   }
   if (!a.until.empty()) {
     auto d = parseDuration(a.until);
-    if (!d) return fail(d.error());
+    if (!d) return failWith(d.error());
     opt.filter.until_ns = *d;
   }
   opt.filter.tids = a.tids;
@@ -130,7 +125,7 @@ int runReport(const ReportArgs& a) {
     }
     if (!a.longer_than.empty()) {
       auto d = parseDuration(a.longer_than);
-      if (!d) return fail(d.error());
+      if (!d) return failWith(d.error());
       sel.longer_than_ns = *d;
     }
     opt.filter.span = sel;
@@ -147,7 +142,7 @@ int runReport(const ReportArgs& a) {
   output::Format format = output::Format::kText;
   if (!a.format.empty()) {
     auto f = output::parseFormat(a.format);
-    if (!f) return fail(f.error());
+    if (!f) return failWith(f.error());
     format = *f;
   } else if (!a.output.empty()) {
     auto f = output::formatFromPath(a.output);
@@ -164,7 +159,7 @@ int runReport(const ReportArgs& a) {
   }
 
   auto profile = store::readProfile(a.file);
-  if (!profile) return fail(profile.error());
+  if (!profile) return failWith(profile.error());
   if (profile->meta().incomplete != 0) {
     // Streamed by a strobe record that never finished (killed, or unable to
     // write the end): its frames are named now, from the programs as they
@@ -194,8 +189,8 @@ int runReport(const ReportArgs& a) {
   if (!a.output.empty()) {
     out = std::fopen(a.output.c_str(), "wb");
     if (out == nullptr) {
-      return fail(systemError("cannot create '" + a.output + "'",
-                              "check that the folder exists and is writable"));
+      return failWith(systemError("cannot create '" + a.output + "'",
+                                  "check that the folder exists and is writable"));
     }
   }
   Status st = output::writeFormat(*profile, format, opt, out);
@@ -204,7 +199,7 @@ int runReport(const ReportArgs& a) {
   }
   if (!st) {
     if (out != stdout) std::remove(a.output.c_str());
-    return fail(st.error());
+    return failWith(st.error());
   }
   return 0;
 }

@@ -22,9 +22,9 @@
 namespace strobe::cli {
 namespace {
 
-const CommandUsage kUsage{"a command, -p PID, -P NAME",
-                          "usage: strobe top [OPTIONS] -- CMD [ARGS], or -p PID, -P NAME",
-                          "usage: strobe top [OPTIONS] -- CMD [ARGS]"};
+const CommandUsage kTopUsage{"a command, -p PID, -P NAME",
+                             "usage: strobe top [OPTIONS] -- CMD [ARGS], or -p PID, -P NAME",
+                             "usage: strobe top [OPTIONS] -- CMD [ARGS]"};
 
 struct TopArgs {
   RecordArgs rec;
@@ -49,7 +49,7 @@ int runTop(TopArgs& a) {
     if (*v != model::View::kCpu) a.rec.off_cpu = true;
   }
   record::RecordOptions opt;
-  if (int rc = toRecordOptions(a.rec, kUsage, opt); rc != 0) return rc;
+  if (int rc = toRecordOptions(a.rec, kTopUsage, opt); rc != 0) return rc;
   tui::LiveOptions live;
   if (!tui::parseGroupBy(a.by, live.view.view.by)) {
     logError(fmt::format("--by {} is not a top grouping", a.by),
@@ -146,7 +146,7 @@ Runner addTopCommand(CLI::App& app, bool has_dashes, std::vector<std::string> co
                   "or windowed (--window, else the last 5 s), + and - more or fewer rows.\n") +
       kExitCodesHelp);
   return [args, sub, has_dashes, command] {
-    if (int rc = takeCommand(args->rec, sub, has_dashes, command, kUsage); rc != 0) return rc;
+    if (int rc = takeCommand(args->rec, sub, has_dashes, command, kTopUsage); rc != 0) return rc;
     return runTop(*args);
   };
 }

@@ -7,7 +7,7 @@
 namespace strobe::disasm {
 namespace {
 
-Kind kind(const cs_insn& insn) {
+Kind aarch64Kind(const cs_insn& insn) {
   switch (insn.id) {
     case ARM64_INS_RET:
       return Kind::kReturn;
@@ -30,7 +30,7 @@ Kind kind(const cs_insn& insn) {
   }
 }
 
-std::optional<uint64_t> target(const cs_insn& insn) {
+std::optional<uint64_t> aarch64Target(const cs_insn& insn) {
   switch (insn.id) {
     case ARM64_INS_B:
     case ARM64_INS_BL:
@@ -51,7 +51,8 @@ std::optional<uint64_t> target(const cs_insn& insn) {
 }  // namespace
 
 const ArchTraits& aarch64Traits() {
-  static const ArchTraits traits{CS_ARCH_ARM64, CS_MODE_ARM, 4, nullptr, kind, target};
+  static const ArchTraits traits{CS_ARCH_ARM64, CS_MODE_ARM, 4,
+                                 nullptr,       aarch64Kind, aarch64Target};
   return traits;
 }
 

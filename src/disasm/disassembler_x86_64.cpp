@@ -20,7 +20,7 @@ bool inGroup(const cs_insn& insn, uint8_t group) {
   return false;
 }
 
-Kind kind(const cs_insn& insn) {
+Kind x86Kind(const cs_insn& insn) {
   if (inGroup(insn, CS_GRP_RET)) return Kind::kReturn;
   if (inGroup(insn, CS_GRP_CALL)) return Kind::kCall;
   if (inGroup(insn, CS_GRP_JUMP)) {
@@ -29,7 +29,7 @@ Kind kind(const cs_insn& insn) {
   return Kind::kOther;
 }
 
-std::optional<uint64_t> target(const cs_insn& insn) {
+std::optional<uint64_t> x86Target(const cs_insn& insn) {
   if (insn.detail == nullptr) return std::nullopt;
   const cs_x86& x = insn.detail->x86;
   if (x.op_count != 1 || x.operands[0].type != X86_OP_IMM) return std::nullopt;
@@ -39,7 +39,7 @@ std::optional<uint64_t> target(const cs_insn& insn) {
 }  // namespace
 
 const ArchTraits& x86_64Traits() {
-  static const ArchTraits traits{CS_ARCH_X86, CS_MODE_64, 1, configure, kind, target};
+  static const ArchTraits traits{CS_ARCH_X86, CS_MODE_64, 1, configure, x86Kind, x86Target};
   return traits;
 }
 

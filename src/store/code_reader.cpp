@@ -13,7 +13,6 @@
 namespace strobe::store {
 namespace {
 
-constexpr int64_t kMaxU32 = UINT32_MAX;
 constexpr const char* kHint =
     "the recording's kept code is damaged; annotate needs it: record again";
 

@@ -24,7 +24,6 @@ namespace {
 constexpr const char* kCorruptHint =
     "the recording is damaged (truncated or overwritten?); record it again";
 constexpr const char* kNotStrobeHint = "name a recording written by 'strobe record'";
-constexpr int64_t kMaxU32 = UINT32_MAX;
 
 class Reader {
  public:

@@ -15,6 +15,9 @@
 
 namespace strobe::store {
 
+// The largest value a 32-bit column of the schema holds.
+inline constexpr int64_t kMaxU32 = UINT32_MAX;
+
 // `s` for an error message: at most `max` bytes, control characters as '?'.
 inline std::string printable(std::string s, size_t max = 40) {
   if (s.size() > max) s.resize(max);

@@ -25,6 +25,12 @@ inline constexpr const char* kHostileName = "<script>alert(1)</script>&\"'";
 
 model::Profile synthProfile(size_t samples, bool wide, bool uneven = false);
 
+// synthProfile(3000, false), made once: the profile the writers' tests share.
+inline const model::Profile& synth() {
+  static const model::Profile p = synthProfile(3000, false);
+  return p;
+}
+
 // Spans and roles on the workers of a synthProfile: workers 1001 and 1002
 // get the roles "worker 1" and "worker 2" and, from 10 ms on, a span
 // "request" of 20 ms every 50 ms (each with a nested "parse" of its first

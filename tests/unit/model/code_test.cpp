@@ -27,7 +27,7 @@ Profile withHotCode() {
   return p;
 }
 
-const TopRow* row(const std::vector<TopRow>& rows, const std::string& address) {
+const TopRow* addressRow(const std::vector<TopRow>& rows, const std::string& address) {
   for (const TopRow& r : rows) {
     if (r.address == address) return &r;
   }
@@ -107,14 +107,14 @@ TEST(AddressTableTest, OneRowPerSampledAddress) {
   EXPECT_EQ(rows[3].address, "libc.so.6+0x9a0f0");
   EXPECT_EQ(rows[3].function, "libc.so.6+0x9a0f0");  // unsymbolized: named by its address
   EXPECT_EQ(rows[3].self_samples, 10u);
-  const TopRow* compute = row(rows, "app+0x1200");
+  const TopRow* compute = addressRow(rows, "app+0x1200");
   ASSERT_NE(compute, nullptr);
   EXPECT_EQ(compute->self_samples, 4u);
   EXPECT_EQ(compute->total_samples, 40u + 20 + 10 + 4);
-  const TopRow* nowhere = row(rows, "[unknown]+0xdeadbeef");
+  const TopRow* nowhere = addressRow(rows, "[unknown]+0xdeadbeef");
   ASSERT_NE(nowhere, nullptr);
   EXPECT_EQ(nowhere->self_samples, 1u);
-  const TopRow* main_row = row(rows, "app+0x1100");
+  const TopRow* main_row = addressRow(rows, "app+0x1100");
   ASSERT_NE(main_row, nullptr);
   EXPECT_EQ(main_row->self_samples, 0u);
   EXPECT_EQ(main_row->total_samples, 99u);
@@ -129,7 +129,7 @@ TEST(AddressTableTest, AlignedBucketsMergeAddresses) {
   EXPECT_EQ(rows[0].self_samples, 60u);
   EXPECT_EQ(rows[0].function, "app::hot_loop()+0x10");
   EXPECT_EQ(rows[0].line, 42u);
-  EXPECT_EQ(row(rows, "app+0x1310"), nullptr);
+  EXPECT_EQ(addressRow(rows, "app+0x1310"), nullptr);
 
   // A bucket that starts before the function: the offset of its first byte
   // inside the function.
@@ -153,7 +153,7 @@ TEST(AddressTableTest, ThroughTopTableAndFilteredSamples) {
   rows = addressTable(p, mine, 1);
   EXPECT_EQ(rows[0].address, "app+0x1400");
   EXPECT_EQ(rows[0].self_samples, 25u);
-  EXPECT_EQ(row(rows, "app+0x1300"), nullptr);
+  EXPECT_EQ(addressRow(rows, "app+0x1300"), nullptr);
 }
 
 TEST(AddressTableTest, KernelAddressesAreTheirOwnOffsets) {

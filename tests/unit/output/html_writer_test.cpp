@@ -24,10 +24,7 @@ std::string render(const model::Profile& p, const ReportOptions& opt = {}) {
   return test::render(p, Format::kHtml, opt);
 }
 
-const model::Profile& synth() {
-  static model::Profile p = test::synthProfile(3000, false);
-  return p;
-}
+using test::synth;
 
 constexpr std::string_view kDataOpen = R"(<script type="application/json" id="strobe-data">)";
 

@@ -6,7 +6,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "model/profile.hpp"
 #include "output/format.hpp"
@@ -24,6 +26,14 @@ inline std::string render(const model::Profile& p, output::Format f,
   std::string s(buf, len);
   std::free(buf);
   return s;
+}
+
+// The lines of a text output.
+inline std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
 }
 
 }  // namespace strobe::test

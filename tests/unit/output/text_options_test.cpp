@@ -20,13 +20,7 @@ std::string render(const ReportOptions& opt) {
   return test::render(p, Format::kText, o);
 }
 
-std::vector<std::string> lines(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  std::string l;
-  while (std::getline(in, l)) out.push_back(l);
-  return out;
-}
+using test::lines;
 
 TEST(TextTree, ChildrenNeverExceedParentsAndSelfAddsUp) {
   ReportOptions opt;

@@ -56,12 +56,7 @@ model::Profile withOffCpu() {
   return p;
 }
 
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
+using test::lines;
 
 // The table's rows start their FUNCTION column where its heading does.
 void expectAlignedTable(const std::string& text, const char* heading) {

@@ -23,10 +23,7 @@ namespace {
 
 using test::render;
 
-const model::Profile& synth() {
-  static model::Profile p = test::synthProfile(3000, false);
-  return p;
-}
+using test::synth;
 
 TEST(Folded, ParsesBackToTheTextReportTotals) {
   const model::Profile& p = synth();

@@ -51,7 +51,7 @@ void expectSameRows(std::vector<LineRow> rows, std::vector<LineRow> libdw_rows,
 }
 
 // Every `stride`-th unit of the file at `path`; the rows compared in all.
-size_t compareUnits(const std::string& path, size_t stride = 1) {
+size_t compareLineUnits(const std::string& path, size_t stride = 1) {
   size_t total = 0;
   testing::eachUnit(
       path, stride, [&](Dwarf_Die* cudie, const std::string& where, const DebugSections& sections) {
@@ -76,27 +76,27 @@ size_t compareUnits(const std::string& path, size_t stride = 1) {
 
 TEST(LineProgramTest, GccDwarf5AndDwarf4DecodeAsLibdw) {
   for (const char* path : {SYMFIX_PIE, SYMFIX_DWARF4, SYMFIX_NOPIE, SYMFIX_LIB}) {
-    EXPECT_GT(compareUnits(path), 20U) << path;
+    EXPECT_GT(compareLineUnits(path), 20U) << path;
   }
 }
 
 TEST(LineProgramTest, CompressedSectionsDecodeAsLibdw) {
-  EXPECT_GT(compareUnits(SYMFIX_ZLIB), 20U);
-  EXPECT_GT(compareUnits(SYMFIX_ZSTD), 20U);
+  EXPECT_GT(compareLineUnits(SYMFIX_ZLIB), 20U);
+  EXPECT_GT(compareLineUnits(SYMFIX_ZSTD), 20U);
 }
 
 TEST(LineProgramTest, ClangDwarf5DecodesAsLibdw) {
-  EXPECT_GT(compareUnits(SYMFIX_CLANG), 20U);
+  EXPECT_GT(compareLineUnits(SYMFIX_CLANG), 20U);
 }
 
 TEST(LineProgramTest, LargeFixtureDecodesAsLibdw) {
-  EXPECT_GT(compareUnits(SYMFIX_LARGE), 50000U);
+  EXPECT_GT(compareLineUnits(SYMFIX_LARGE), 50000U);
 }
 
 TEST(LineProgramTest, LibcSeparateDebugFileDecodesAsLibdw) {
   auto debug = testing::libcDebugFile();
   ASSERT_TRUE(debug.has_value()) << "libc6-dbg is not installed: scripts/deps.sh";
-  EXPECT_GT(compareUnits(*debug, 8), 10000U);
+  EXPECT_GT(compareLineUnits(*debug, 8), 10000U);
 }
 
 TEST(LineProgramTest, TruncatedProgramIsRefusedNotOverread) {

@@ -52,7 +52,7 @@ void expectSameUnit(const ScopeOutput& scan, const ScopeOutput& walk, const std:
 }
 
 // Every `stride`-th unit of the file at `path`.
-Totals compareUnits(const std::string& path, size_t stride = 1) {
+Totals compareScopeUnits(const std::string& path, size_t stride = 1) {
   Totals t;
   testing::eachUnit(
       path, stride, [&](Dwarf_Die* cudie, const std::string& where, const DebugSections& sections) {
@@ -77,30 +77,30 @@ Totals compareUnits(const std::string& path, size_t stride = 1) {
 
 TEST(ScopeScanTest, GccDwarf5AndDwarf4ReadAsLibdwWalks) {
   for (const char* path : {SYMFIX_PIE, SYMFIX_DWARF4, SYMFIX_NOPIE}) {
-    EXPECT_GT(compareUnits(path).scopes, 5U) << path;
+    EXPECT_GT(compareScopeUnits(path).scopes, 5U) << path;
   }
-  EXPECT_GT(compareUnits(SYMFIX_LIB).scopes, 0U);
+  EXPECT_GT(compareScopeUnits(SYMFIX_LIB).scopes, 0U);
   // -O2 inlines: the chains below the functions are read too.
-  EXPECT_GT(compareUnits(SYMFIX_PIE).inlined, 0U);
-  EXPECT_GT(compareUnits(SYMFIX_DWARF4).inlined, 0U);
+  EXPECT_GT(compareScopeUnits(SYMFIX_PIE).inlined, 0U);
+  EXPECT_GT(compareScopeUnits(SYMFIX_DWARF4).inlined, 0U);
 }
 
 TEST(ScopeScanTest, CompressedSectionsReadAsLibdwWalks) {
-  EXPECT_GT(compareUnits(SYMFIX_ZLIB).scopes, 5U);
-  EXPECT_GT(compareUnits(SYMFIX_ZSTD).scopes, 5U);
+  EXPECT_GT(compareScopeUnits(SYMFIX_ZLIB).scopes, 5U);
+  EXPECT_GT(compareScopeUnits(SYMFIX_ZSTD).scopes, 5U);
 }
 
 TEST(ScopeScanTest, ClangDwarf5FormsReadAsLibdwWalks) {
   // Clang's DWARF 5 names addresses through .debug_addr (DW_FORM_addrx),
   // ranges through .debug_rnglists offsets (DW_FORM_rnglistx) and strings
   // through .debug_str_offsets (DW_FORM_strx1).
-  Totals t = compareUnits(SYMFIX_CLANG);
+  Totals t = compareScopeUnits(SYMFIX_CLANG);
   EXPECT_GT(t.scopes, 5U);
   EXPECT_GT(t.inlined, 0U);
 }
 
 TEST(ScopeScanTest, LargeFixtureReadsAsLibdwWalks) {
-  Totals t = compareUnits(SYMFIX_LARGE);
+  Totals t = compareScopeUnits(SYMFIX_LARGE);
   EXPECT_GE(t.units, 13U);  // 12 generated units and main (and a sanitizer's, when built so)
   EXPECT_GT(t.scopes, 10000U);
   EXPECT_GT(t.inlined, 5000U);
@@ -112,7 +112,7 @@ TEST(ScopeScanTest, LibcSeparateDebugFileReadsAsLibdwWalks) {
   // compiler run than the tests' fixtures.
   auto debug = testing::libcDebugFile();
   ASSERT_TRUE(debug.has_value()) << "libc6-dbg is not installed: scripts/deps.sh";
-  Totals t = compareUnits(*debug, 8);  // a sample across the file: all take seconds
+  Totals t = compareScopeUnits(*debug, 8);  // a sample across the file: all take seconds
   EXPECT_GT(t.units, 100U);
   EXPECT_GT(t.scopes, 500U);
 }
