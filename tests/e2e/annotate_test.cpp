@@ -111,11 +111,11 @@ class AnnotateE2eTest : public ::testing::Test {
   // One recording of the fixture (1.5 s of CPU) for the tests that only
   // read it; the others record what they need.
   static void SetUpTestSuite() {
-    shared_dir_ = makeTempDir();
-    shared_ = runProcess(
-        {kStrobe, "record", "-F", "999", "-o", shared_dir_ + "/rec.db", "--", kFixture, "1.5"});
+    SharedRun shared = runOnce(
+        "annotate", {kStrobe, "record", "-F", "999", "-o", "{dir}/rec.db", "--", kFixture, "1.5"});
+    shared_dir_ = shared.dir;
+    shared_ = shared.ran;
   }
-  static void TearDownTestSuite() { removeTree(shared_dir_); }
 
   void SetUp() override { dir_ = makeTempDir(); }
   void TearDown() override { removeTree(dir_); }

@@ -70,8 +70,10 @@ std::map<std::string, Row> rowsByName(const std::string& report) {
 class NamesTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new std::string(makeTempDir());
-    Ran rec = runProcess({kStrobe, "record", "-F", "1999", "-o", db(), "--", kNames});
+    SharedRun shared =
+        runOnce("names", {kStrobe, "record", "-F", "1999", "-o", "{dir}/names.db", "--", kNames});
+    dir_ = new std::string(shared.dir);
+    const Ran& rec = shared.ran;
     if (rec.status != 0 && rec.err.find("perf_event") != std::string::npos) {
       skip_ = new std::string("perf_event refused here: " + rec.err);
       return;
@@ -79,7 +81,6 @@ class NamesTest : public ::testing::Test {
     ASSERT_EQ(rec.status, 0) << rec.err;
   }
   static void TearDownTestSuite() {
-    removeTree(*dir_);
     delete dir_;
     delete skip_;
     skip_ = nullptr;

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <spawn.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -82,6 +84,63 @@ Ran runProcess(const std::vector<std::string>& argv) {
   Ran r = waitProcess(startProcess(argv, dir), dir);
   removeTree(dir);
   return r;
+}
+
+namespace {
+
+// FNV-1a, for a folder name.
+uint64_t fnv1a(const std::string& s, uint64_t h) {
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
+void writeFile(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+}  // namespace
+
+SharedRun runOnce(const std::string& name, const std::vector<std::string>& argv) {
+  uint64_t key = 0xcbf29ce484222325ULL;
+  for (const std::string& a : argv) {
+    key = fnv1a(a + '\0', key);
+    struct stat st {};
+    if (::stat(a.c_str(), &st) == 0) {
+      key =
+          fnv1a(std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec), key);
+    }
+  }
+  const std::string root = STROBE_BINARY_DIR "/tests/shared";
+  std::filesystem::create_directories(root);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(key));
+  SharedRun shared{{}, root + "/" + name + "-" + hex};
+  int lock = ::open((root + "/" + name + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock < 0 || ::flock(lock, LOCK_EX) != 0) std::abort();
+  if (!std::filesystem::exists(shared.dir + "/status")) {
+    // Runs of older builds go: only this build's tests use this name now.
+    for (const auto& e : std::filesystem::directory_iterator(root)) {
+      const std::string sibling = e.path().filename().string();
+      if (e.is_directory() && sibling.size() == name.size() + 17 &&
+          sibling.rfind(name + "-", 0) == 0) {
+        removeTree(e.path().string());
+      }
+    }
+    std::filesystem::create_directories(shared.dir);
+    std::vector<std::string> args = argv;
+    for (std::string& a : args) {
+      for (size_t at; (at = a.find("{dir}")) != std::string::npos;) a.replace(at, 5, shared.dir);
+    }
+    Ran r = runProcess(args);
+    writeFile(shared.dir + "/out", r.out);
+    writeFile(shared.dir + "/err", r.err);
+    writeFile(shared.dir + "/status", std::to_string(r.status));
+  }
+  shared.ran.status = std::atoi(readFile(shared.dir + "/status").c_str());
+  shared.ran.out = readFile(shared.dir + "/out");
+  shared.ran.err = readFile(shared.dir + "/err");
+  ::close(lock);
+  return shared;
 }
 
 std::string makeTempDir() {

@@ -23,6 +23,22 @@ struct Ran {
 // Runs argv[0] (a path) and waits.
 Ran runProcess(const std::vector<std::string>& argv);
 
+// What runOnce() ran: its result and the folder it ran in.
+struct SharedRun {
+  Ran ran;
+  std::string dir;
+};
+
+// Runs argv once for all the test cases that share its result (a suite's
+// recording, say), with "{dir}" in an argument replaced by a folder of the
+// build: ctest runs each case in a process of its own, so a suite's
+// SetUpTestSuite would otherwise make it again for every case. The first
+// case to ask runs it, under a lock; later ones read its status, stdout
+// and stderr back, and must not change what is in the folder. The folder
+// is named by `name`, argv, and the modification times of the files argv
+// names, so a rebuilt strobe or program makes it anew.
+SharedRun runOnce(const std::string& name, const std::vector<std::string>& argv);
+
 // Starts argv in the background with stdout/stderr to files in `dir`;
 // returns the pid. waitProcess() collects it like runProcess().
 int startProcess(const std::vector<std::string>& argv, const std::string& dir);

@@ -30,19 +30,16 @@ const std::string kFlood = kFixtures + "fixture_span_flood";
 class SpansTest : public ::testing::Test {
  public:
   // One recording of the service under `strobe record -F 999`, made by the
-  // first test that reads it and shared with the others in this process
-  // (the service runs for seconds; ctest runs each test alone, so only the
-  // tests that need it pay for it).
+  // first test that reads it and shared with the others (runOnce: the
+  // service runs for seconds; only the tests that need it wait for it).
   static const Ran& shared() {
     if (shared_dir_.empty()) {
-      shared_dir_ = makeTempDir();
-      shared_ = runProcess({kStrobe, "record", "-F", "999", "-o", sharedDb(), "--", kService});
+      SharedRun run =
+          runOnce("spans", {kStrobe, "record", "-F", "999", "-o", "{dir}/rec.db", "--", kService});
+      shared_dir_ = run.dir;
+      shared_ = run.ran;
     }
     return shared_;
-  }
-  static void TearDownTestSuite() {
-    if (!shared_dir_.empty()) removeTree(shared_dir_);
-    shared_dir_.clear();
   }
   static std::string sharedDb() { return shared_dir_ + "/rec.db"; }
 
