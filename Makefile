@@ -19,8 +19,8 @@ FUZZ_SECONDS ?= 300
 # Prints how long each phase of `make test` took.
 TIMED = scripts/timed.sh
 
-.PHONY: all deps deps-test build demo test package clean bench-overhead bench-dwarf bench-inproc \
-  bench-offcpu bench-stream build-asan test-asan build-fuzz fuzz test-fuzz
+.PHONY: all deps deps-test build build-tests demo test package clean bench-overhead bench-dwarf \
+  bench-inproc bench-offcpu bench-stream build-asan test-asan build-fuzz fuzz test-fuzz
 
 all: build
 
@@ -33,7 +33,13 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+# What the tests need beyond `all`: the TSan build of libstrobe's own code.
+build-tests: deps-test $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target all inproc_stress_thread
+
+# The demo needs strobe and the program it profiles, nothing else.
+demo: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target strobe demo
 	$(BUILD)/strobe record -F 999 -g auto -o $(BUILD)/demo.db -- $(BUILD)/examples/demo/demo
 	@echo
 	$(BUILD)/strobe report $(BUILD)/demo.db --top 10
@@ -46,17 +52,13 @@ deps-test:
 	scripts/deps.sh test
 
 # deps-test first: test tools found at configure time must be installed.
-# Then the same tests against ASan+UBSan builds, and every fuzz target for
-# 10 s (2 at a time on 2 cores: the whole stays under 30 minutes).
+# Then every test, the unit and e2e tests again against an ASan+UBSan
+# build, and every fuzz target for 10 s; scripts/test.sh overlaps each
+# later build with the tests before it (under 20 minutes on 2 cores:
+# docs/DEVELOPING.md).
 test: deps-test
-	$(TIMED) build $(MAKE) --no-print-directory build
-	tests/browser/install.sh
-	# Debian's profile.d may name public debuginfod servers: tests stay offline.
-	$(TIMED) tests env -u DEBUGINFOD_URLS ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --timeout 300
-	$(TIMED) asan-build $(MAKE) --no-print-directory build-asan
-	$(TIMED) asan-tests $(MAKE) --no-print-directory test-asan
-	$(TIMED) fuzz-build $(MAKE) --no-print-directory build-fuzz
-	$(TIMED) fuzz $(MAKE) --no-print-directory test-fuzz FUZZ_SECONDS=10
+	BUILD=$(BUILD) ASAN_BUILD=$(ASAN_BUILD) FUZZ_BUILD=$(FUZZ_BUILD) JOBS=$(JOBS) \
+	  MAKE="$(MAKE)" FUZZ_SECONDS=10 scripts/test.sh
 
 $(ASAN_BUILD)/build.ninja:
 	cmake -S . -B $(ASAN_BUILD) -G Ninja $(ASAN_FLAGS)

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# test.sh: what `make test` runs once the dependencies are installed. Every
+# phase of the suite, with the builds of the later phases overlapped with the
+# tests of the earlier ones at idle priority:
+#
+#   build        strobe, libstrobe, the tests and fixtures, the TSan libstrobe
+#   tests        every test of that build (ctest)   | asan-build, idle
+#   asan-build   the rest of the ASan+UBSan build, if the tests outran it
+#   asan-tests   the unit and e2e tests against it   | fuzz-build, then each
+#   fuzz         the rest of the fuzz build and run  | fuzz target for 10 s, idle
+#
+# The tests run at normal priority and the builds beside them under
+# SCHED_IDLE (chrt -i): a build only takes CPU time that the tests leave
+# (most of them profile one program at a time, on one of the two cores), so
+# the tests see the machine as before. A failing build stops the run; a
+# failing test phase does not: the later phases still run, and the run fails
+# at the end, naming every phase that failed. Each phase's time is printed
+# (docs/DEVELOPING.md keeps them).
+#
+# Environment (the Makefile sets it): BUILD ASAN_BUILD FUZZ_BUILD JOBS MAKE
+# FUZZ_SECONDS.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+: "${BUILD:=build}" "${ASAN_BUILD:=build-asan}" "${FUZZ_BUILD:=build-fuzz}"
+: "${JOBS:=$(nproc)}" "${MAKE:=make}" "${FUZZ_SECONDS:=10}"
+make_=("$MAKE" --no-print-directory BUILD="$BUILD" ASAN_BUILD="$ASAN_BUILD" FUZZ_BUILD="$FUZZ_BUILD"
+  JOBS="$JOBS")
+failed=()
+start_all=$(date +%s)
+# Debian's profile.d may name public debuginfod servers: tests stay offline.
+unset DEBUGINFOD_URLS
+
+phase() {  # phase NAME CMD...: runs CMD as scripts/timed.sh does
+  scripts/timed.sh "$@" || { failed+=("$1"); return 1; }
+}
+
+# background NAME CMD...: starts CMD at idle priority, its output in
+# NAME.log at the top of the tree; `finish NAME` waits for it.
+declare -A bg_pid=() bg_start=()
+background() {
+  local name=$1
+  shift
+  bg_start[$name]=$(date +%s)
+  setsid chrt -i 0 nice -n 19 "$@" > "$name.log" 2>&1 &
+  bg_pid[$name]=$!
+}
+finish() {  # finish NAME: waits for it (its wait is the phase NAME's time)
+  local name=$1 status=0 start
+  start=$(date +%s)
+  wait "${bg_pid[$name]}" || status=$?
+  echo "strobe: phase $name took $(($(date +%s) - start)) s more after the tests" \
+    "($(($(date +%s) - ${bg_start[$name]})) s in all, exit $status)"
+  if [ "$status" -ne 0 ]; then
+    tail -50 "$name.log"
+    echo "strobe: $name failed; its whole output is in $name.log"
+    failed+=("$name")
+  fi
+  return "$status"
+}
+stop_background() {
+  for pid in "${bg_pid[@]}"; do kill -- "-$pid" 2>/dev/null; done
+}
+trap stop_background EXIT
+
+summary() {
+  echo "strobe: make test took $(($(date +%s) - start_all)) s"
+  if [ ${#failed[@]} -gt 0 ]; then
+    echo "strobe: failed: ${failed[*]}"
+    exit 1
+  fi
+  echo "strobe: every phase passed"
+  exit 0
+}
+
+phase build "${make_[@]}" build-tests || summary
+tests/browser/install.sh || { failed+=(browser-install); summary; }
+
+background asan-build "${make_[@]}" build-asan
+phase tests ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS" --timeout 300
+
+if finish asan-build; then
+  background fuzz-build "${make_[@]}" build-fuzz
+  phase asan-tests "${make_[@]}" test-asan
+else
+  background fuzz-build "${make_[@]}" build-fuzz
+fi
+
+finish fuzz-build && phase fuzz "${make_[@]}" test-fuzz FUZZ_SECONDS="$FUZZ_SECONDS"
+summary
