@@ -37,13 +37,6 @@ std::string tool(const std::string& name) {
   return {};
 }
 
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
-
 // Instruction address -> share (0 when the column is blank) from annotate's text.
 std::map<uint64_t, double> annotateShares(const std::string& text) {
   static const std::regex kLine(R"(^ *([0-9.]+%)? [* ] [> ] *([0-9a-f]+)  \S.*$)");

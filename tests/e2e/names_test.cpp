@@ -20,13 +20,6 @@ namespace {
 
 const std::string kNames = kFixtures + "fixture_names";
 
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
-
 // The report's rows by name, the heaviest of a name (--by line has several)
 // with how many there are (text table, no width limit: stdout is a pipe).
 // Rows are "SELF%[*] TOTAL% TIME UNIT NAME  LOCATION": the name is the text

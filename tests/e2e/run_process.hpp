@@ -55,6 +55,9 @@ uint64_t outputNumber(const std::string& out, const std::string& key);
 // The 1-based line of the first line in `path` that contains `needle`, or 0.
 int lineOf(const std::string& path, const std::string& needle);
 
+// The lines of a program's output.
+std::vector<std::string> lines(const std::string& text);
+
 void sleepMs(int ms);
 
 // Waits up to `seconds` for `path` to exist.
