@@ -1,0 +1,227 @@
+#include "model/diff_tree.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "model/diff_key.hpp"
+#include "model/diff_runs.hpp"
+#include "model/frames.hpp"
+
+namespace strobe::model {
+namespace {
+
+constexpr uint64_t kInlinedBit = 1ULL << 62;
+
+// Places every run's samples in the merged tree.
+class Builder {
+ public:
+  Builder(DiffTree& t, bool fold_inline) : t_(t), fold_inline_(fold_inline) {
+    t_.nodes.emplace_back();
+  }
+
+  // Each sample's leaf node.
+  std::vector<uint32_t> place(const PreparedRun& run) {
+    const Profile& p = *run.profile;
+    frame_ids_.clear();
+    memo_.assign(p.stacks().size(), Memo{});
+    std::vector<uint32_t> leaf(run.samples.size());
+    for (size_t i = 0; i < run.samples.size(); ++i) leaf[i] = nodeFor(p, run.samples[i].stack);
+    return leaf;
+  }
+
+ private:
+  struct Memo {
+    uint32_t node = kNone;
+    Frame frame;  // the innermost frame of the path to it (clone callers: frames.hpp)
+  };
+
+  uint32_t nodeFor(const Profile& p, StackId leaf) {
+    if (leaf == kNone || leaf >= memo_.size()) return 0;
+    if (memo_[leaf].node != kNone) return memo_[leaf].node;
+    path_.clear();
+    StackId s = leaf;
+    while (s != kNone && memo_[s].node == kNone) {
+      path_.push_back(s);
+      s = p.stacks()[s].parent;
+    }
+    uint32_t node = s == kNone ? 0 : memo_[s].node;
+    Frame caller = s == kNone ? Frame{} : memo_[s].frame;
+    for (auto it = path_.rbegin(); it != path_.rend(); ++it) {
+      frames_.clear();
+      forEachLocationFrame(p, p.stacks()[*it].location, fold_inline_,
+                           [&](const Frame& f) { frames_.push_back(f); });
+      for (auto f = frames_.rbegin(); f != frames_.rend(); ++f) {
+        if (isCloneCaller(p, *f, caller)) continue;
+        node = child(node, frameId(p, *f));
+        caller = *f;
+      }
+      memo_[*it] = Memo{node, caller};
+    }
+    return node;
+  }
+
+  uint32_t frameId(const Profile& p, const Frame& f) {
+    const uint64_t local = functionKey(p, f) | (f.inlined ? kInlinedBit : 0);
+    auto [it, inserted] = frame_ids_.try_emplace(local, 0);
+    if (!inserted) return it->second;
+    std::string key = diffKey(p, GroupBy::kFunction, f);
+    auto [fid, new_function] = function_ids_.try_emplace(key, function_ids_.size());
+    if (new_function) t_.function_keys.push_back(key);
+    const uint32_t function = fid->second;
+    if (f.inlined) key += "\x01inlined";
+    auto [g, added] = global_ids_.try_emplace(std::move(key), t_.frames.size());
+    if (added) {
+      DiffFrame d;
+      d.function = function;
+      d.name = frameName(p, f);
+      const Location& loc = p.locations()[f.location];
+      d.module = std::string(p.moduleName(loc.module));
+      d.inlined = f.inlined;
+      d.unresolved = f.line == nullptr;
+      if (f.line != nullptr && f.line->function < p.functions().size()) {
+        const Function& fn = p.functions()[p.identity(f.line->function)];
+        d.file = p.str(fn.file);
+        d.line = fn.start_line;
+      }
+      t_.frames.push_back(std::move(d));
+    }
+    it->second = g->second;
+    return g->second;
+  }
+
+  uint32_t child(uint32_t parent, uint32_t frame) {
+    const uint64_t key = (static_cast<uint64_t>(parent) << 32) | frame;
+    auto [it, inserted] = children_.try_emplace(key, static_cast<uint32_t>(t_.nodes.size()));
+    if (inserted) {
+      DiffNode n;
+      n.parent = parent;
+      n.frame = frame;
+      n.depth = t_.nodes[parent].depth + 1;
+      t_.nodes.push_back(std::move(n));
+      t_.nodes[parent].children.push_back(it->second);
+    }
+    return it->second;
+  }
+
+  DiffTree& t_;
+  bool fold_inline_;
+  std::unordered_map<uint64_t, uint32_t> frame_ids_;  // this run's frames
+  std::unordered_map<std::string, uint32_t> global_ids_;
+  std::unordered_map<std::string, uint32_t> function_ids_;
+  std::unordered_map<uint64_t, uint32_t> children_;  // (parent, frame) -> node
+  std::vector<Memo> memo_;
+  std::vector<StackId> path_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
+Result<DiffTree> diffTree(std::span<const DiffRun> base, std::span<const DiffRun> next,
+                          const DiffOptions& opt, const ProfileDiff& diff) {
+  std::vector<PreparedRun> runs;
+  for (std::span<const DiffRun> side : {base, next}) {
+    for (const DiffRun& in : side) {
+      auto r = prepareRun(in, opt);
+      if (!r) return r.error();
+      runs.push_back(std::move(*r));
+    }
+  }
+  const size_t nb = base.size();
+  const size_t n = runs.size();
+  DiffTree t;
+  Builder builder(t, opt.fold_inline);
+  std::vector<std::vector<uint32_t>> leaf(n);
+  for (size_t r = 0; r < n; ++r) leaf[r] = builder.place(runs[r]);
+
+  const size_t count = t.nodes.size();
+  std::vector<std::vector<double>> self(n, std::vector<double>(count, 0.0));
+  std::vector<std::vector<double>> total(n);
+  for (size_t r = 0; r < n; ++r) {
+    for (size_t i = 0; i < runs[r].samples.size(); ++i) {
+      self[r][leaf[r][i]] += static_cast<double>(runs[r].samples[i].weight);
+    }
+    total[r] = self[r];
+    for (size_t x = count; x-- > 1;) total[r][t.nodes[x].parent] += total[r][x];
+  }
+  auto mean = [&](const std::vector<std::vector<double>>& v, size_t from, size_t to, size_t x) {
+    double sum = 0;
+    for (size_t r = from; r < to; ++r) sum += runValue(runs[r], v[r][x], diff.scale);
+    return sum / static_cast<double>(to - from);
+  };
+  std::vector<int32_t> slot(count, -1);
+  size_t slots = 0;
+  for (size_t x = 0; x < count; ++x) {
+    DiffNode& node = t.nodes[x];
+    node.base_self = mean(self, 0, nb, x);
+    node.next_self = mean(self, nb, n, x);
+    node.base_total = mean(total, 0, nb, x);
+    node.next_total = mean(total, nb, n, x);
+    const double both = node.base_total + node.next_total;
+    if (both > 0 && both >= diff.min_change) slot[x] = static_cast<int32_t>(slots++);
+  }
+
+  // Per run and block, each tested node's total; its sampling variance.
+  const size_t k = runs[0].norm.size();
+  std::vector<std::vector<double>> blocks(n, std::vector<double>(slots * k, 0.0));
+  std::vector<std::vector<double>> sq(n, std::vector<double>(slots, 0.0));
+  for (size_t r = 0; r < n; ++r) {
+    for (size_t i = 0; i < runs[r].samples.size(); ++i) {
+      const auto w = static_cast<double>(runs[r].samples[i].weight);
+      const size_t b = runs[r].block[i];
+      for (uint32_t x = leaf[r][i]; x != kNone; x = t.nodes[x].parent) {
+        if (slot[x] < 0) continue;
+        blocks[r][static_cast<size_t>(slot[x]) * k + b] += w;
+        sq[r][static_cast<size_t>(slot[x])] += w * w;
+      }
+    }
+  }
+  std::vector<uint32_t> tested;
+  std::vector<DiffMeasure> measures;
+  for (size_t x = 0; x < count; ++x) {
+    if (slot[x] < 0) continue;
+    const auto s = static_cast<size_t>(slot[x]);
+    auto estimate = [&](size_t from, size_t to) {
+      std::vector<std::span<const double>> b;
+      std::vector<double> v;
+      for (size_t r = from; r < to; ++r) {
+        b.push_back(std::span<const double>(blocks[r]).subspan(s * k, k));
+        v.push_back(sq[r][s]);
+      }
+      return sideEstimate(std::span(runs).subspan(from, to - from), b, v, diff.scale);
+    };
+    DiffMeasure m;
+    m.base = t.nodes[x].base_total;
+    m.next = t.nodes[x].next_total;
+    judge(m, estimate(0, nb), estimate(nb, n));
+    tested.push_back(static_cast<uint32_t>(x));
+    measures.push_back(std::move(m));
+  }
+  std::vector<double> p(measures.size());
+  for (size_t i = 0; i < measures.size(); ++i) p[i] = measures[i].p;
+  const std::vector<bool> found = stats::benjaminiHochberg(p, opt.fdr);
+  t.tests = tested.size();
+  for (size_t i = 0; i < tested.size(); ++i) {
+    measures[i].discovery = found[i];
+    DiffNode& node = t.nodes[tested[i]];
+    node.tested = true;
+    node.p = measures[i].p;
+    node.verdict = measureVerdict(measures[i], diff.min_change);
+  }
+
+  // Widths from the leaves up, then children widest first.
+  std::vector<double> below(count, 0.0);
+  for (size_t x = count; x-- > 0;) {
+    DiffNode& node = t.nodes[x];
+    node.width = node.next_total > 0 ? node.next_self + below[x] : node.base_total;
+    if (node.parent != kNone) below[node.parent] += node.width;
+  }
+  for (DiffNode& node : t.nodes) {
+    std::sort(node.children.begin(), node.children.end(), [&](uint32_t a, uint32_t b) {
+      if (t.nodes[a].width != t.nodes[b].width) return t.nodes[a].width > t.nodes[b].width;
+      return t.frames[t.nodes[a].frame].name < t.frames[t.nodes[b].frame].name;
+    });
+  }
+  return t;
+}
+
+}  // namespace strobe::model
