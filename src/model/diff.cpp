@@ -103,18 +103,18 @@ class Differ {
 
     // Estimates and tests: the total, then each key's self and total.
     std::vector<DiffMeasure*> tested;
-    judgeMeasure(d.total, all_blocks_, 0, all_sq_, 0);
+    judgeMeasure(d.total, all_blocks_, 0);
     tested.push_back(&d.total);
     for (size_t i = 0; i < keys_.size(); ++i) {
       KeySums& k = keys_[i];
       if (k.slot < 0) continue;
       const auto slot = static_cast<size_t>(k.slot);
       if (reachable(k.row.self, d.min_change)) {
-        judgeMeasure(k.row.self, self_blocks_, slot, self_sq_, i);
+        judgeMeasure(k.row.self, self_blocks_, slot);
         tested.push_back(&k.row.self);
       }
       if (reachable(k.row.total, d.min_change)) {
-        judgeMeasure(k.row.total, total_blocks_, slot, total_sq_, i);
+        judgeMeasure(k.row.total, total_blocks_, slot);
         tested.push_back(&k.row.total);
       }
     }
@@ -237,17 +237,13 @@ class Differ {
     return m.base + m.next > 0 && m.base + m.next >= min_change;
   }
 
-  // Per run and block: each tested key's self and total weight, and every
-  // key's (and the total's) sum of squared weights.
+  // Per run and block: each tested key's self and total weight, and all.
   void accumulateBlocks(size_t slots) {
     const size_t k = runs_[0].norm.size();
     const size_t n = runs_.size();
     self_blocks_.assign(n, std::vector<double>(slots * k, 0.0));
     total_blocks_.assign(n, std::vector<double>(slots * k, 0.0));
     all_blocks_.assign(n, std::vector<double>(k, 0.0));
-    self_sq_.assign(n, std::vector<double>(keys_.size(), 0.0));
-    total_sq_.assign(n, std::vector<double>(keys_.size(), 0.0));
-    all_sq_.assign(n, std::vector<double>(1, 0.0));
     std::vector<uint32_t> seen;
     for (size_t r = 0; r < n; ++r) {
       const PreparedRun& run = runs_[r];
@@ -257,7 +253,6 @@ class Differ {
         const size_t b = run.block[i];
         const auto w = static_cast<double>(s.weight);
         all_blocks_[r][b] += w;
-        all_sq_[r][0] += w * w;
         seen.clear();
         if (per_thread_) {
           seen.push_back(ix.tid_key.at(s.tid));
@@ -271,8 +266,6 @@ class Differ {
         }
         for (size_t j = 0; j < seen.size(); ++j) {
           const KeySums& ks = keys_[seen[j]];
-          total_sq_[r][seen[j]] += w * w;
-          if (j == 0) self_sq_[r][seen[j]] += w * w;
           if (ks.slot < 0) continue;
           const size_t at = static_cast<size_t>(ks.slot) * k + b;
           total_blocks_[r][at] += w;
@@ -282,19 +275,15 @@ class Differ {
     }
   }
 
-  // Tests measure `m` from the blocks of slot `slot` (in `blocks`, per run)
-  // and the sampling variances sq[run][key].
-  void judgeMeasure(DiffMeasure& m, const std::vector<std::vector<double>>& blocks, size_t slot,
-                    const std::vector<std::vector<double>>& sq, size_t key) {
+  // Tests measure `m` from the blocks of slot `slot` (in `blocks`, per run).
+  void judgeMeasure(DiffMeasure& m, const std::vector<std::vector<double>>& blocks, size_t slot) {
     const size_t k = runs_[0].norm.size();
     auto estimate = [&](size_t from, size_t count) {
       std::vector<std::span<const double>> b(count);
-      std::vector<double> v(count);
       for (size_t r = 0; r < count; ++r) {
         b[r] = std::span<const double>(blocks[from + r]).subspan(slot * k, k);
-        v[r] = sq[from + r][key];
       }
-      return sideEstimate(std::span(runs_).subspan(from, count), b, v, scale_);
+      return sideEstimate(std::span(runs_).subspan(from, count), b, scale_);
     };
     judge(m, estimate(0, base_count_), estimate(base_count_, runs_.size() - base_count_));
   }
@@ -313,9 +302,6 @@ class Differ {
   std::vector<std::vector<double>> self_blocks_;
   std::vector<std::vector<double>> total_blocks_;
   std::vector<std::vector<double>> all_blocks_;
-  std::vector<std::vector<double>> self_sq_;
-  std::vector<std::vector<double>> total_sq_;
-  std::vector<std::vector<double>> all_sq_;
 };
 
 }  // namespace

@@ -10,14 +10,16 @@
 // those spans). With several runs a side's value is the mean per run.
 //
 // How noise is estimated: a side of one run from the spread of its blocks of
-// time (batch means, the samples of a run being correlated over seconds); a
-// side of several runs from the spread across its runs; never below the
-// variance of sampling alone. New minus base is judged by Welch's t; the
-// false discovery rate over all the comparisons made is held at `fdr`
-// (Benjamini-Hochberg). A change is slower or faster only when it is a
-// discovery and at least min_change_pct percent of the base's total; a
-// quantity whose base and new together stay below that could never be, and
-// is not tested (this keeps the number of comparisons, and so the bar, down).
+// time (batch means, the samples of a run being correlated over seconds; of
+// a function's share of each block's CPU, which the machine's load does not
+// move, times the run's total); a side of several runs from the spread
+// across its runs; never below the variance of sampling alone. One run
+// cannot show how its total would vary from run to run: with one run a side
+// the total's change is judged against sampling noise only. New minus base is judged by Welch's t;
+// the false discovery rate over all the comparisons made is held at `fdr` (Benjamini-Hochberg). A
+// change is slower or faster only when it is a discovery and at least min_change_pct percent of the
+// base's total; a quantity whose base and new together stay below that could never be, and is not
+// tested (this keeps the number of comparisons, and so the bar, down).
 //
 // A row compares self time and total time; its verdict is theirs when they
 // agree or one is `same`, else the total's.

@@ -57,10 +57,12 @@ Result<PreparedRun> prepareRun(const DiffRun& run, const DiffOptions& opt) {
   }
   uint64_t first = UINT64_MAX;
   uint64_t last = 0;
+  double squares = 0;
   for (const Sample& s : r.samples) {
     first = std::min(first, s.time_ns);
     last = std::max(last, s.time_ns);
     r.weight += s.weight;
+    squares += static_cast<double>(s.weight) * static_cast<double>(s.weight);
   }
   const double span_ns = static_cast<double>(last - first) + 1.0;
   auto blockOf = [&](uint64_t t) {
@@ -72,12 +74,13 @@ Result<PreparedRun> prepareRun(const DiffRun& run, const DiffOptions& opt) {
   r.norm.assign(k, 0.0);
   for (size_t i = 0; i < r.samples.size(); ++i) {
     r.block[i] = blockOf(r.samples[i].time_ns);
-    if (opt.normalize == Normalize::kTotal) {
+    if (opt.normalize != Normalize::kSpan) {
       r.norm[r.block[i]] += static_cast<double>(r.samples[i].weight);
     }
   }
   if (opt.normalize == Normalize::kNone) {
-    std::fill(r.norm.begin(), r.norm.end(), 1.0 / static_cast<double>(k));
+    r.run_scale = static_cast<double>(r.weight);
+    r.norm_variance = squares;
   } else if (opt.normalize == Normalize::kSpan) {
     for (const Span* s : counted) r.norm[blockOf(s->end_ns)] += 1.0;
     r.spans = counted.size();
@@ -87,25 +90,40 @@ Result<PreparedRun> prepareRun(const DiffRun& run, const DiffOptions& opt) {
   return r;
 }
 
+namespace {
+
+// One run's estimate in the diff's unit (before the side's scale).
+stats::Estimate runEstimate(const PreparedRun& run, std::span<const double> blocks) {
+  stats::Estimate e = stats::batchMeans(blocks, run.norm);
+  if (run.norm_variance > 0 && run.norm_total > 0) {
+    // A share times the total: the total's own noise, in share units.
+    const double rel = e.value / run.norm_total;
+    e = stats::withVariance(e, rel * rel * run.norm_variance, stats::kInfinity);
+  }
+  e.value *= run.run_scale;
+  e.variance *= run.run_scale * run.run_scale;
+  return e;
+}
+
+}  // namespace
+
 stats::Estimate sideEstimate(std::span<const PreparedRun> runs,
-                             std::span<const std::span<const double>> blocks,
-                             std::span<const double> sampling_variance, double scale) {
+                             std::span<const std::span<const double>> blocks, double scale) {
   stats::Estimate e;
   if (runs.size() == 1) {
-    e = stats::batchMeans(blocks[0], runs[0].norm, sampling_variance[0]);
+    e = runEstimate(runs[0], blocks[0]);
   } else {
-    std::vector<double> values(runs.size());
-    double floor = 0;
-    for (size_t r = 0; r < runs.size(); ++r) {
-      double sum = 0;
-      for (double y : blocks[r]) sum += y;
-      values[r] = runs[r].norm_total > 0 ? sum / runs[r].norm_total : 0;
-      if (runs[r].norm_total > 0) {
-        floor += sampling_variance[r] / (runs[r].norm_total * runs[r].norm_total);
-      }
-    }
+    // The runs' spread, never below what their own noise gives the mean.
     const auto n = static_cast<double>(runs.size());
-    e = stats::acrossRuns(values, floor / (n * n));
+    std::vector<double> values(runs.size());
+    stats::Estimate within;
+    within.df = stats::kInfinity;
+    for (size_t r = 0; r < runs.size(); ++r) {
+      const stats::Estimate own = runEstimate(runs[r], blocks[r]);
+      values[r] = own.value;
+      within = stats::withVariance(within, own.variance / (n * n), own.df);
+    }
+    e = stats::acrossRuns(values, within.variance, within.df);
   }
   e.value *= scale;
   e.variance *= scale * scale;

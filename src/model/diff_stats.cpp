@@ -93,8 +93,7 @@ double studentCritical(double p, double df) {
   return 0.5 * (lo + hi);
 }
 
-Estimate batchMeans(std::span<const double> y, std::span<const double> d,
-                    double sampling_variance) {
+Estimate batchMeans(std::span<const double> y, std::span<const double> d) {
   Estimate e;
   const double total = std::accumulate(y.begin(), y.end(), 0.0);
   const double norm = std::accumulate(d.begin(), d.end(), 0.0);
@@ -124,18 +123,22 @@ Estimate batchMeans(std::span<const double> y, std::span<const double> d,
     ys.resize(half);
     ds.resize(half);
   }
-  const double floor = sampling_variance / (norm * norm);
-  if (floor >= best) {
-    e.variance = floor;
-    e.df = kInfinity;
-  } else {
-    e.variance = best;
-    e.df = best_df;
-  }
+  e.variance = best;
+  e.df = best_df;
   return e;
 }
 
-Estimate acrossRuns(std::span<const double> values, double sampling_variance) {
+Estimate withVariance(const Estimate& e, double variance, double df) {
+  Estimate out = e;
+  out.variance = e.variance + variance;
+  double denom = 0;
+  if (std::isfinite(e.df) && e.df > 0) denom += e.variance * e.variance / e.df;
+  if (std::isfinite(df) && df > 0) denom += variance * variance / df;
+  out.df = denom > 0 ? out.variance * out.variance / denom : kInfinity;
+  return out;
+}
+
+Estimate acrossRuns(std::span<const double> values, double within, double within_df) {
   Estimate e;
   if (values.empty()) return e;
   const auto r = static_cast<double>(values.size());
@@ -146,12 +149,12 @@ Estimate acrossRuns(std::span<const double> values, double sampling_variance) {
     for (double v : values) s += (v - e.value) * (v - e.value);
     spread = s / (r - 1.0) / r;
   }
-  if (values.size() > 1 && spread > sampling_variance) {
+  if (values.size() > 1 && spread > within) {
     e.variance = spread;
     e.df = r - 1.0;
   } else {
-    e.variance = sampling_variance;
-    e.df = kInfinity;
+    e.variance = within;
+    e.df = within_df;
   }
   return e;
 }

@@ -9,11 +9,12 @@
 //                 blocks' sums (batch means), at block sizes doubling from
 //                 the finest until kMinBlocks remain; the largest of those
 //                 estimates is kept (correlation over up to 1/kMinBlocks of
-//                 the run counts), never below the variance of sampling
-//                 alone (the sum of the samples' squared weights).
+//                 the run counts).
+//   withVariance  adds a variance known apart (the run total's, for a time
+//                 that is a share of it), Satterthwaite's degrees of freedom.
 //   acrossRuns    several runs: the spread of their values (the mean's
 //                 variance s^2 / R on R - 1 degrees of freedom), never below
-//                 the runs' sampling variance.
+//                 what the runs' own noise gives their mean.
 //   welch         new minus base, its standard error and Welch-Satterthwaite
 //                 degrees of freedom, and the two-sided p-value of Student's t.
 //   benjaminiHochberg  the discoveries among many p-values at a false
@@ -46,7 +47,7 @@ double studentCritical(double p, double df);
 
 // What one side knows of a quantity: its value (mean over runs), the
 // variance of that value and the degrees of freedom of that variance
-// (infinite when it is the variance of sampling alone, taken as known).
+// (infinite when it is taken as known).
 struct Estimate {
   double value = 0;
   double variance = 0;
@@ -55,12 +56,14 @@ struct Estimate {
 
 // One run. y[b], d[b]: the quantity and the normalizer in block b (the
 // same number of blocks, ideally a power of two, at least kMinBlocks).
-// sampling_variance: the quantity's own sampling variance, unnormalized.
-Estimate batchMeans(std::span<const double> y, std::span<const double> d, double sampling_variance);
+Estimate batchMeans(std::span<const double> y, std::span<const double> d);
 
-// Several runs' values; sampling_variance: of their mean (sum of the runs'
-// normalized sampling variances / R^2).
-Estimate acrossRuns(std::span<const double> values, double sampling_variance);
+// `e` with `variance` (on `df` degrees of freedom) added.
+Estimate withVariance(const Estimate& e, double variance, double df);
+
+// Several runs' values; `within`: the variance their mean has from the
+// runs' own noise (the sum of their variances / R^2), on `within_df`.
+Estimate acrossRuns(std::span<const double> values, double within, double within_df);
 
 struct Comparison {
   double change = 0;  // next.value - base.value

@@ -160,10 +160,9 @@ Result<DiffTree> diffTree(std::span<const DiffRun> base, std::span<const DiffRun
     if (both > 0 && both >= diff.min_change) slot[x] = static_cast<int32_t>(slots++);
   }
 
-  // Per run and block, each tested node's total; its sampling variance.
+  // Per run and block, each tested node's total.
   const size_t k = runs[0].norm.size();
   std::vector<std::vector<double>> blocks(n, std::vector<double>(slots * k, 0.0));
-  std::vector<std::vector<double>> sq(n, std::vector<double>(slots, 0.0));
   for (size_t r = 0; r < n; ++r) {
     for (size_t i = 0; i < runs[r].samples.size(); ++i) {
       const auto w = static_cast<double>(runs[r].samples[i].weight);
@@ -171,7 +170,6 @@ Result<DiffTree> diffTree(std::span<const DiffRun> base, std::span<const DiffRun
       for (uint32_t x = leaf[r][i]; x != kNone; x = t.nodes[x].parent) {
         if (slot[x] < 0) continue;
         blocks[r][static_cast<size_t>(slot[x]) * k + b] += w;
-        sq[r][static_cast<size_t>(slot[x])] += w * w;
       }
     }
   }
@@ -182,12 +180,10 @@ Result<DiffTree> diffTree(std::span<const DiffRun> base, std::span<const DiffRun
     const auto s = static_cast<size_t>(slot[x]);
     auto estimate = [&](size_t from, size_t to) {
       std::vector<std::span<const double>> b;
-      std::vector<double> v;
       for (size_t r = from; r < to; ++r) {
         b.push_back(std::span<const double>(blocks[r]).subspan(s * k, k));
-        v.push_back(sq[r][s]);
       }
-      return sideEstimate(std::span(runs).subspan(from, to - from), b, v, diff.scale);
+      return sideEstimate(std::span(runs).subspan(from, to - from), b, diff.scale);
     };
     DiffMeasure m;
     m.base = t.nodes[x].base_total;

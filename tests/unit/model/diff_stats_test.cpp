@@ -60,16 +60,27 @@ TEST(DiffStats, WelchByHand) {
   EXPECT_EQ(welch({5, 0, kInfinity}, {6, 0, kInfinity}).p, 0.0);
 }
 
-TEST(DiffStats, AcrossRunsUsesTheSpreadAboveSampling) {
+TEST(DiffStats, AcrossRunsUsesTheSpreadAboveTheRunsOwnNoise) {
   const std::vector<double> v = {10, 12, 14};
-  Estimate e = acrossRuns(v, 0.1);
+  Estimate e = acrossRuns(v, 0.1, 30);
   EXPECT_DOUBLE_EQ(e.value, 12);
   EXPECT_NEAR(e.variance, 4.0 / 3.0, 1e-12);  // s^2 = 4, over 3 runs
   EXPECT_DOUBLE_EQ(e.df, 2);
-  // Runs that agree better than sampling allows: the sampling variance.
-  e = acrossRuns(std::vector<double>{12, 12, 12}, 0.5);
+  // Runs that agree better than their own noise allows: that noise.
+  e = acrossRuns(std::vector<double>{12, 12, 12}, 0.5, 30);
   EXPECT_DOUBLE_EQ(e.variance, 0.5);
-  EXPECT_TRUE(std::isinf(e.df));
+  EXPECT_DOUBLE_EQ(e.df, 30);
+}
+
+TEST(DiffStats, WithVarianceAddsDegreesOfFreedomAsSatterthwaite) {
+  // 1 on 7 df plus 1 on 7 df: 2 on 14; plus a known 1: 3 on 3^2 / (2^2 / 14) = 31.5.
+  Estimate e = withVariance({5, 1, 7}, 1, 7);
+  EXPECT_DOUBLE_EQ(e.value, 5);
+  EXPECT_DOUBLE_EQ(e.variance, 2);
+  EXPECT_NEAR(e.df, 14, 1e-12);
+  e = withVariance({5, 2, 14}, 1, kInfinity);
+  EXPECT_DOUBLE_EQ(e.variance, 3);
+  EXPECT_NEAR(e.df, 31.5, 1e-12);
 }
 
 TEST(DiffStats, BatchMeansOfIndependentBlocks) {
@@ -81,7 +92,7 @@ TEST(DiffStats, BatchMeansOfIndependentBlocks) {
     std::vector<double> y(64);
     for (double& v : y) v = noise(rng);
     const std::vector<double> d(64, 1.0 / 64);
-    const Estimate e = batchMeans(y, d, 0);
+    const Estimate e = batchMeans(y, d);
     EXPECT_NEAR(e.value, 640, 60);
     mean_var += e.variance / 400;
   }
@@ -89,12 +100,15 @@ TEST(DiffStats, BatchMeansOfIndependentBlocks) {
   // 256, never below it on average.
   EXPECT_GT(mean_var, 256 * 0.95);
   EXPECT_LT(mean_var, 256 * 1.8);
-  // A ratio: y proportional to d has no residual: sampling is all there is.
-  const std::vector<double> d(16, 3.0);
-  const std::vector<double> y(16, 1.5);
-  const Estimate e = batchMeans(y, d, 4.0);
+  // A ratio: y proportional to d has no residual, however d varies.
+  std::vector<double> d(16), y(16);
+  for (size_t b = 0; b < 16; ++b) {
+    d[b] = 1.0 + static_cast<double>(b % 3);
+    y[b] = 0.5 * d[b];
+  }
+  const Estimate e = batchMeans(y, d);
   EXPECT_DOUBLE_EQ(e.value, 0.5);
-  EXPECT_DOUBLE_EQ(e.variance, 4.0 / (48.0 * 48.0));
+  EXPECT_NEAR(e.variance, 0.0, 1e-20);
 }
 
 // Samples of one run whose leaf is the watched function with a probability
@@ -130,7 +144,7 @@ TEST(DiffStats, BatchMeansHoldTheLevelUnderPhases) {
     double sqb = 0, sqn = 0;
     phasedRun(rng, 4000, 200, yb, sqb);
     phasedRun(rng, 4000, 200, yn, sqn);
-    const Comparison c = welch(batchMeans(yb, d, sqb), batchMeans(yn, d, sqn));
+    const Comparison c = welch(batchMeans(yb, d), batchMeans(yn, d));
     if (c.p < 0.05) ++batch_rejects;
     // What treating the samples as independent (sampling variance alone) says.
     double sb = 0, sn = 0;
