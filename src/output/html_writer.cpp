@@ -14,6 +14,7 @@
 #include "model/measure.hpp"
 #include "output/file_buffer.hpp"
 #include "output/frame_table.hpp"
+#include "output/page_data.hpp"
 #include "output/text_report.hpp"
 #include "output/thread_order.hpp"
 #include "output/viewer_assets.hpp"
@@ -31,50 +32,8 @@ constexpr uint64_t kTimeUnitNs = 1000;  // sample times in µs
 constexpr uint64_t kInlined = 1;
 constexpr uint64_t kUnresolved = 2;
 
-// An unsigned number in base64 digits, 5 bits each, least significant
-// first; 32 in a digit means that more digits follow. Every digit is safe
-// inside a JSON string and inside a script element.
-template <typename Out>
-void appendVlq(Out& out, uint64_t v) {
-  static constexpr char kDigits[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  char buf[16];
-  size_t n = 0;
-  do {
-    unsigned d = v & 31;
-    v >>= 5;
-    if (v != 0) d |= 32;
-    buf[n++] = kDigits[d];
-  } while (v != 0);
-  out.append(std::string_view(buf, n));
-}
-
 uint64_t zigzag(int64_t v) {
   return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
-}
-
-// A JSON string that is also safe inside <script>: RapidJSON's escaping
-// (appendJsonString), then <, >, & and the two JavaScript line separators
-// as \uXXXX, which JSON.parse reads back unchanged.
-void appendScriptJson(std::string& out, std::string_view s) {
-  std::string json;
-  appendJsonString(json, s);
-  for (size_t i = 0; i < json.size(); ++i) {
-    char c = json[i];
-    if (c == '<') {
-      out += "\\u003c";
-    } else if (c == '>') {
-      out += "\\u003e";
-    } else if (c == '&') {
-      out += "\\u0026";
-    } else if (c == '\xE2' && i + 2 < json.size() && json[i + 1] == '\x80' &&
-               (json[i + 2] == '\xA8' || json[i + 2] == '\xA9')) {
-      out += json[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
-      i += 2;
-    } else {
-      out += c;
-    }
-  }
 }
 
 class StringTable {
@@ -360,6 +319,27 @@ std::string sourcesJson(const model::Profile& p, const FrameTable& table, const 
 }
 
 }  // namespace
+
+void appendScriptJson(std::string& out, std::string_view s) {
+  std::string json;
+  appendJsonString(json, s);
+  for (size_t i = 0; i < json.size(); ++i) {
+    char c = json[i];
+    if (c == '<') {
+      out += "\\u003c";
+    } else if (c == '>') {
+      out += "\\u003e";
+    } else if (c == '&') {
+      out += "\\u0026";
+    } else if (c == '\xE2' && i + 2 < json.size() && json[i + 1] == '\x80' &&
+               (json[i + 2] == '\xA8' || json[i + 2] == '\xA9')) {
+      out += json[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+}
 
 Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* file) {
   size_t css_at = kViewerHtml.find(kCssMarker);

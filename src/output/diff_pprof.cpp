@@ -1,0 +1,108 @@
+// strobe diff as a pprof profile: one sample per node of the merged call
+// tree (model/diff_tree.hpp) whose self changed, its value the new side's
+// self minus the base's (mean per run, in the diff's unit), its stack the
+// node's frames; one location per frame and one function per function
+// identity (no addresses: the two sides' differ). What `pprof -top` shows
+// of it is what `pprof -diff_base BASE NEW` shows of the two runs' own
+// profiles: flat = the change of self, cum = the change of total.
+#include <protozero/pbf_writer.hpp>
+
+#include <cmath>
+#include <unordered_map>
+
+#include "output/diff_writers.hpp"
+#include "output/gzip_sink.hpp"
+#include "output/pprof_fields.hpp"
+#include "output/utf8.hpp"
+
+namespace strobe::output {
+namespace {
+
+class Strings {
+ public:
+  Strings() { id(""); }
+  int64_t id(const std::string& s) {
+    auto [it, inserted] = ids_.try_emplace(s, static_cast<int64_t>(list_.size()));
+    if (inserted) list_.push_back(s);
+    return it->second;
+  }
+  const std::vector<std::string>& list() const { return list_; }
+
+ private:
+  std::unordered_map<std::string, int64_t> ids_;
+  std::vector<std::string> list_;
+};
+
+}  // namespace
+
+Status writeDiffPprof(const model::ProfileDiff& d, const model::DiffTree& t, std::FILE* out) {
+  std::string buf;
+  Strings strings;
+  protozero::pbf_writer w(buf);
+  {
+    protozero::pbf_writer vt(w, pb::kSampleType);
+    vt.add_int64(pb::kType, strings.id(d.measure.type));
+    vt.add_int64(pb::kUnit, strings.id(d.measure.unit));
+  }
+  std::vector<uint64_t> locs;
+  for (size_t id = 1; id < t.nodes.size(); ++id) {
+    const model::DiffNode& n = t.nodes[id];
+    const auto value = static_cast<int64_t>(std::llround(n.next_self - n.base_self));
+    if (value == 0) continue;
+    locs.clear();
+    for (uint32_t x = static_cast<uint32_t>(id); x != 0 && x != model::kNone;
+         x = t.nodes[x].parent) {
+      locs.push_back(t.nodes[x].frame + 1ULL);
+    }
+    protozero::pbf_writer s(w, pb::kSample);
+    s.add_packed_uint64(pb::kLocationId, locs.begin(), locs.end());
+    const int64_t values[1] = {value};
+    s.add_packed_int64(pb::kValue, values, values + 1);
+  }
+  // One function per function identity (inlined frames share theirs).
+  std::vector<const model::DiffFrame*> functions;
+  for (const model::DiffFrame& f : t.frames) {
+    if (f.function >= functions.size()) functions.resize(f.function + 1, nullptr);
+    if (functions[f.function] == nullptr) functions[f.function] = &f;
+  }
+  for (size_t i = 0; i < t.frames.size(); ++i) {
+    const model::DiffFrame& f = t.frames[i];
+    protozero::pbf_writer l(w, pb::kLocation);
+    l.add_uint64(pb::kLocId, i + 1);
+    protozero::pbf_writer ln(l, pb::kLine);
+    ln.add_uint64(pb::kFunctionId, f.function + 1ULL);
+    ln.add_int64(pb::kLineNo, f.line);
+  }
+  std::string scratch;
+  for (size_t i = 0; i < functions.size(); ++i) {
+    if (functions[i] == nullptr) continue;
+    const model::DiffFrame& f = *functions[i];
+    protozero::pbf_writer fn(w, pb::kFunction);
+    fn.add_uint64(pb::kFnId, i + 1);
+    const int64_t name = strings.id(std::string(validUtf8(f.name, scratch)));
+    fn.add_int64(pb::kName, name);
+    fn.add_int64(pb::kSystemName, name);
+    fn.add_int64(pb::kFnFilename, strings.id(std::string(validUtf8(f.file, scratch))));
+    fn.add_int64(pb::kStartLine, f.line);
+  }
+  {
+    protozero::pbf_writer vt(w, pb::kPeriodType);
+    vt.add_int64(pb::kType, strings.id(d.measure.type));
+    vt.add_int64(pb::kUnit, strings.id(d.measure.unit));
+  }
+  std::string base, next;
+  for (const std::string& n : d.base.names) base += (base.empty() ? "" : ", ") + n;
+  for (const std::string& n : d.next.names) next += (next.empty() ? "" : ", ") + n;
+  w.add_int64(pb::kComment, strings.id("strobe diff: new minus base"));
+  w.add_int64(pb::kComment, strings.id(std::string(validUtf8("base: " + base, scratch))));
+  w.add_int64(pb::kComment, strings.id(std::string(validUtf8("new: " + next, scratch))));
+  w.add_int64(pb::kComment, strings.id("compared: " + comparedText(d)));
+  for (const std::string& s : strings.list()) w.add_string(pb::kStringTable, s);
+  GzipSink sink(out);
+  if (!sink.write(buf) || !sink.finish()) {
+    return systemError("cannot write the pprof profile", "check the output path and free space");
+  }
+  return {};
+}
+
+}  // namespace strobe::output
