@@ -5,6 +5,7 @@
 // model's comparison (model/diff.hpp) and the output's diff writers.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <memory>
@@ -162,10 +163,18 @@ int runDiff(const DiffArgs& a) {
           makeError(paths[i] + ": " + st.error().message, st.error().hint, ErrorKind::kUsage));
     }
     model::DiffRun run{&p, p.samples(), paths[i], filter};
-    for (const model::Sample& s : p.samples()) {
-      if (model::keepSample(p, filter, s)) kept[i].push_back(s);
+    // A copy of the samples only when the filters drop some.
+    const auto& all_samples = p.samples();
+    const auto first_dropped =
+        std::find_if(all_samples.begin(), all_samples.end(),
+                     [&](const model::Sample& s) { return !model::keepSample(p, filter, s); });
+    if (first_dropped != all_samples.end()) {
+      kept[i].assign(all_samples.begin(), first_dropped);
+      for (auto it = first_dropped; it != all_samples.end(); ++it) {
+        if (model::keepSample(p, filter, *it)) kept[i].push_back(*it);
+      }
+      run.samples = kept[i];
     }
-    if (kept[i].size() != p.samples().size()) run.samples = kept[i];
     runs.push_back(std::move(run));
   }
   const std::span<const model::DiffRun> all(runs);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 #include <unordered_map>
 
 #include "model/diff_key.hpp"
@@ -9,6 +10,19 @@
 
 namespace strobe::model {
 namespace {
+
+// f(0) ... f(n - 1), each on a thread of its own (at most as many at once
+// as the machine has CPUs).
+template <typename F>
+void inParallel(size_t n, F&& f) {
+  const size_t most = std::max<size_t>(1, std::thread::hardware_concurrency());
+  for (size_t from = 0; from < n; from += most) {
+    std::vector<std::thread> threads;
+    for (size_t i = from + 1; i < std::min(n, from + most); ++i) threads.emplace_back(f, i);
+    f(from);
+    for (std::thread& t : threads) t.join();
+  }
+}
 
 // One key's sums in every run (base runs first, then new runs).
 struct KeySums {
@@ -71,6 +85,14 @@ class Differ {
     fillSide(d.base, 0, base_count_);
     fillSide(d.next, base_count_, runs_.size());
 
+    // What each run's stacks credit, one thread a run (the runs' samples
+    // are apart), then matched across runs here.
+    index_.resize(runs_.size());
+    if (!per_thread_) {
+      inParallel(runs_.size(), [&](size_t r) {
+        index_[r].rows = stackRows(*runs_[r].profile, runs_[r].samples, opt_.by, opt_.fold_inline);
+      });
+    }
     for (size_t r = 0; r < runs_.size(); ++r) indexRun(r);
     scale_ = 1;
     if (opt_.normalize == Normalize::kTotal) {
@@ -179,7 +201,7 @@ class Differ {
 
   void indexRun(size_t r) {
     const Profile& p = *runs_[r].profile;
-    RunIndex& ix = index_.emplace_back();
+    RunIndex& ix = index_[r];
     const std::span<const Sample> samples = runs_[r].samples;
     const bool is_base = r < base_count_;
     if (per_thread_) {
@@ -196,7 +218,6 @@ class Differ {
       }
       return;
     }
-    ix.rows = stackRows(p, samples, opt_.by, opt_.fold_inline);
     ix.row_key.resize(ix.rows.rows.size());
     for (size_t i = 0; i < ix.rows.rows.size(); ++i) {
       const TopRow& t = ix.rows.rows[i];
@@ -244,35 +265,52 @@ class Differ {
     self_blocks_.assign(n, std::vector<double>(slots * k, 0.0));
     total_blocks_.assign(n, std::vector<double>(slots * k, 0.0));
     all_blocks_.assign(n, std::vector<double>(k, 0.0));
-    std::vector<uint32_t> seen;
-    for (size_t r = 0; r < n; ++r) {
+    constexpr uint32_t kSelf = 1U << 31;
+    inParallel(n, [&](size_t r) {
+      std::vector<uint32_t> keys;
       const PreparedRun& run = runs_[r];
       const RunIndex& ix = index_[r];
+      // Per stack list: the tested keys it credits, each once (slot, and
+      // kSelf on its leaf's), so that a sample costs only those.
+      std::vector<uint32_t> start(ix.rows.start.empty() ? 1 : ix.rows.start.size(), 0);
+      std::vector<uint32_t> credit;
+      for (size_t list = 0; list + 1 < ix.rows.start.size(); ++list) {
+        keys.clear();
+        for (uint32_t at = ix.rows.start[list]; at < ix.rows.start[list + 1]; ++at) {
+          const uint32_t key = ix.row_key[ix.rows.row_ids[at]];
+          if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+          const bool self = keys.empty();
+          keys.push_back(key);
+          if (keys_[key].slot >= 0) {
+            credit.push_back(static_cast<uint32_t>(keys_[key].slot) | (self ? kSelf : 0));
+          }
+        }
+        start[list + 1] = static_cast<uint32_t>(credit.size());
+      }
       for (size_t i = 0; i < run.samples.size(); ++i) {
         const Sample& s = run.samples[i];
         const size_t b = run.block[i];
         const auto w = static_cast<double>(s.weight);
         all_blocks_[r][b] += w;
-        seen.clear();
         if (per_thread_) {
-          seen.push_back(ix.tid_key.at(s.tid));
-        } else if (s.stack != kNone && s.stack < ix.list_of_stack.size() &&
-                   ix.list_of_stack[s.stack] >= 0) {
-          const auto list = static_cast<size_t>(ix.list_of_stack[s.stack]);
-          for (uint32_t at = ix.rows.start[list]; at < ix.rows.start[list + 1]; ++at) {
-            const uint32_t key = ix.row_key[ix.rows.row_ids[at]];
-            if (std::find(seen.begin(), seen.end(), key) == seen.end()) seen.push_back(key);
-          }
+          const int32_t slot = keys_[ix.tid_key.at(s.tid)].slot;
+          if (slot < 0) continue;
+          self_blocks_[r][static_cast<size_t>(slot) * k + b] += w;
+          total_blocks_[r][static_cast<size_t>(slot) * k + b] += w;
+          continue;
         }
-        for (size_t j = 0; j < seen.size(); ++j) {
-          const KeySums& ks = keys_[seen[j]];
-          if (ks.slot < 0) continue;
-          const size_t at = static_cast<size_t>(ks.slot) * k + b;
-          total_blocks_[r][at] += w;
-          if (j == 0) self_blocks_[r][at] += w;
+        if (s.stack == kNone || s.stack >= ix.list_of_stack.size() ||
+            ix.list_of_stack[s.stack] < 0) {
+          continue;
+        }
+        const auto list = static_cast<size_t>(ix.list_of_stack[s.stack]);
+        for (uint32_t at = start[list]; at < start[list + 1]; ++at) {
+          const size_t cell = static_cast<size_t>(credit[at] & ~kSelf) * k + b;
+          total_blocks_[r][cell] += w;
+          if ((credit[at] & kSelf) != 0) self_blocks_[r][cell] += w;
         }
       }
-    }
+    });
   }
 
   // Tests measure `m` from the blocks of slot `slot` (in `blocks`, per run).

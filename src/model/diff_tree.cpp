@@ -10,8 +10,6 @@
 namespace strobe::model {
 namespace {
 
-constexpr uint64_t kInlinedBit = 1ULL << 62;
-
 // Places every run's samples in the merged tree.
 class Builder {
  public:
@@ -22,7 +20,8 @@ class Builder {
   // Each sample's leaf node.
   std::vector<uint32_t> place(const PreparedRun& run) {
     const Profile& p = *run.profile;
-    frame_ids_.clear();
+    by_function_.assign(2 * p.functions().size(), kNone);
+    by_location_.assign(p.locations().size(), kNone);
     memo_.assign(p.stacks().size(), Memo{});
     std::vector<uint32_t> leaf(run.samples.size());
     for (size_t i = 0; i < run.samples.size(); ++i) leaf[i] = nodeFor(p, run.samples[i].stack);
@@ -60,10 +59,17 @@ class Builder {
     return node;
   }
 
+  // This run's frame (its function's identity, inlined or not; or its
+  // unresolved location) as a frame of the tree, memoized.
   uint32_t frameId(const Profile& p, const Frame& f) {
-    const uint64_t local = functionKey(p, f) | (f.inlined ? kInlinedBit : 0);
-    auto [it, inserted] = frame_ids_.try_emplace(local, 0);
-    if (!inserted) return it->second;
+    uint32_t* known = nullptr;
+    if (f.line != nullptr && f.line->function < p.functions().size()) {
+      known = &by_function_[2 * static_cast<size_t>(p.identity(f.line->function)) +
+                            (f.inlined ? 1 : 0)];
+    } else {
+      known = &by_location_[f.location];
+    }
+    if (*known != kNone) return *known;
     std::string key = diffKey(p, GroupBy::kFunction, f);
     auto [fid, new_function] = function_ids_.try_emplace(key, function_ids_.size());
     if (new_function) t_.function_keys.push_back(key);
@@ -85,30 +91,61 @@ class Builder {
       }
       t_.frames.push_back(std::move(d));
     }
-    it->second = g->second;
+    *known = g->second;
     return g->second;
   }
 
+  // Children are found through an open-addressing table of (parent,
+  // frame) keys, probed linearly, at most half full.
   uint32_t child(uint32_t parent, uint32_t frame) {
     const uint64_t key = (static_cast<uint64_t>(parent) << 32) | frame;
-    auto [it, inserted] = children_.try_emplace(key, static_cast<uint32_t>(t_.nodes.size()));
-    if (inserted) {
-      DiffNode n;
-      n.parent = parent;
-      n.frame = frame;
-      n.depth = t_.nodes[parent].depth + 1;
-      t_.nodes.push_back(std::move(n));
-      t_.nodes[parent].children.push_back(it->second);
+    if (2 * (t_.nodes.size() + 1) > keys_.size()) grow();
+    const size_t mask = keys_.size() - 1;
+    for (size_t i = slotOf(key, mask);; i = (i + 1) & mask) {
+      if (ids_[i] == kNone) {
+        const auto id = static_cast<uint32_t>(t_.nodes.size());
+        keys_[i] = key;
+        ids_[i] = id;
+        DiffNode n;
+        n.parent = parent;
+        n.frame = frame;
+        n.depth = t_.nodes[parent].depth + 1;
+        t_.nodes.push_back(std::move(n));
+        return id;
+      }
+      if (keys_[i] == key) return ids_[i];
     }
-    return it->second;
+  }
+
+  static size_t slotOf(uint64_t key, size_t mask) {
+    return static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
+  }
+
+  void grow() {
+    std::vector<uint64_t> old_keys(std::max<size_t>(1024, keys_.size() * 2), 0);
+    std::vector<uint32_t> old_ids(old_keys.size(), kNone);
+    old_keys.swap(keys_);
+    old_ids.swap(ids_);
+    const size_t mask = keys_.size() - 1;
+    for (size_t j = 0; j < old_ids.size(); ++j) {
+      if (old_ids[j] == kNone) continue;
+      size_t i = slotOf(old_keys[j], mask);
+      while (ids_[i] != kNone) i = (i + 1) & mask;
+      keys_[i] = old_keys[j];
+      ids_[i] = old_ids[j];
+    }
   }
 
   DiffTree& t_;
   bool fold_inline_;
-  std::unordered_map<uint64_t, uint32_t> frame_ids_;  // this run's frames
+  // This run's frames: by function identity (twice: called, inlined) and
+  // by location (unresolved); kNone until seen.
+  std::vector<uint32_t> by_function_;
+  std::vector<uint32_t> by_location_;
   std::unordered_map<std::string, uint32_t> global_ids_;
   std::unordered_map<std::string, uint32_t> function_ids_;
-  std::unordered_map<uint64_t, uint32_t> children_;  // (parent, frame) -> node
+  std::vector<uint64_t> keys_;  // child table: (parent << 32 | frame)
+  std::vector<uint32_t> ids_;   // child table: the node, kNone when empty
   std::vector<Memo> memo_;
   std::vector<StackId> path_;
   std::vector<Frame> frames_;
@@ -160,17 +197,30 @@ Result<DiffTree> diffTree(std::span<const DiffRun> base, std::span<const DiffRun
     if (both > 0 && both >= diff.min_change) slot[x] = static_cast<int32_t>(slots++);
   }
 
-  // Per run and block, each tested node's total.
+  // Per run and block, each tested node's total. Tested nodes are closed
+  // under their callers (a caller's total is at least its callee's), so a
+  // sample goes to its nearest tested node and the blocks add up from the
+  // deepest tested nodes to the root.
+  std::vector<uint32_t> nearest(count, kNone);  // the node or its nearest tested caller
+  for (size_t x = 0; x < count; ++x) {
+    nearest[x] = slot[x] >= 0 ? static_cast<uint32_t>(x)
+                 : x == 0     ? kNone
+                              : nearest[t.nodes[x].parent];
+  }
   const size_t k = runs[0].norm.size();
   std::vector<std::vector<double>> blocks(n, std::vector<double>(slots * k, 0.0));
   for (size_t r = 0; r < n; ++r) {
     for (size_t i = 0; i < runs[r].samples.size(); ++i) {
-      const auto w = static_cast<double>(runs[r].samples[i].weight);
-      const size_t b = runs[r].block[i];
-      for (uint32_t x = leaf[r][i]; x != kNone; x = t.nodes[x].parent) {
-        if (slot[x] < 0) continue;
-        blocks[r][static_cast<size_t>(slot[x]) * k + b] += w;
-      }
+      const uint32_t x = nearest[leaf[r][i]];
+      if (x == kNone) continue;
+      blocks[r][static_cast<size_t>(slot[x]) * k + runs[r].block[i]] +=
+          static_cast<double>(runs[r].samples[i].weight);
+    }
+    for (size_t x = count; x-- > 1;) {
+      if (slot[x] < 0) continue;
+      const size_t from = static_cast<size_t>(slot[x]) * k;
+      const size_t to = static_cast<size_t>(slot[t.nodes[x].parent]) * k;
+      for (size_t b = 0; b < k; ++b) blocks[r][to + b] += blocks[r][from + b];
     }
   }
   std::vector<uint32_t> tested;
@@ -211,8 +261,17 @@ Result<DiffTree> diffTree(std::span<const DiffRun> base, std::span<const DiffRun
     node.width = node.next_total > 0 ? node.next_self + below[x] : node.base_total;
     if (node.parent != kNone) below[node.parent] += node.width;
   }
-  for (DiffNode& node : t.nodes) {
-    std::sort(node.children.begin(), node.children.end(), [&](uint32_t a, uint32_t b) {
+  t.child_start.assign(count + 1, 0);
+  for (size_t x = 1; x < count; ++x) ++t.child_start[t.nodes[x].parent + 1];
+  for (size_t x = 1; x <= count; ++x) t.child_start[x] += t.child_start[x - 1];
+  t.child_list.resize(count > 0 ? count - 1 : 0);
+  std::vector<uint32_t> fill(t.child_start.begin(), t.child_start.end() - 1);
+  for (size_t x = 1; x < count; ++x)
+    t.child_list[fill[t.nodes[x].parent]++] = static_cast<uint32_t>(x);
+  for (size_t x = 0; x < count; ++x) {
+    auto first = t.child_list.begin() + t.child_start[x];
+    auto last = t.child_list.begin() + t.child_start[x + 1];
+    std::sort(first, last, [&](uint32_t a, uint32_t b) {
       if (t.nodes[a].width != t.nodes[b].width) return t.nodes[a].width > t.nodes[b].width;
       return t.frames[t.nodes[a].frame].name < t.frames[t.nodes[b].frame].name;
     });

@@ -46,7 +46,6 @@ struct DiffNode {
   double p = 1;  // of the total's change; 1 when not tested
   bool tested = false;
   Verdict verdict = Verdict::kSame;
-  std::vector<uint32_t> children;
 };
 
 struct DiffTree {
@@ -56,6 +55,13 @@ struct DiffTree {
   std::vector<std::string> function_keys;
   std::vector<DiffNode> nodes;  // nodes[0]: the root; parents before children
   size_t tests = 0;
+  // The children of node x: child_list[child_start[x] .. child_start[x + 1]).
+  std::vector<uint32_t> child_start;
+  std::vector<uint32_t> child_list;
+  std::span<const uint32_t> children(uint32_t x) const {
+    return std::span<const uint32_t>(child_list)
+        .subspan(child_start[x], child_start[x + 1] - child_start[x]);
+  }
 };
 
 // `diff`: diffProfiles' result for the same runs and options (its

@@ -56,7 +56,7 @@ Status writeDiffFlamegraph(const model::ProfileDiff& d, const model::DiffTree& t
     if (nodes[id].width * scale < kFlameMinWidthPx) continue;
     max_depth = std::max(max_depth, nodes[id].depth);
     double at = x[id];
-    for (uint32_t c : nodes[id].children) {
+    for (uint32_t c : t.children(id)) {
       x[c] = at;
       at += nodes[c].width;
     }
@@ -83,7 +83,8 @@ Status writeDiffFlamegraph(const model::ProfileDiff& d, const model::DiffTree& t
     const model::DiffNode& n = nodes[id];
     const double w = n.width * scale;
     if (w < kFlameMinWidthPx) continue;
-    for (auto it = n.children.rbegin(); it != n.children.rend(); ++it) todo.push_back(*it);
+    const std::span<const uint32_t> children = t.children(id);
+    for (auto it = children.rbegin(); it != children.rend(); ++it) todo.push_back(*it);
     const model::DiffFrame* f = id == 0 ? nullptr : &t.frames[n.frame];
     const std::string name = f == nullptr ? "all" : f->name;
     name_xml.clear();
