@@ -114,7 +114,7 @@ Status writeDiffHtml(const model::ProfileDiff& d, const model::DiffTree& t,
   const size_t js_at = page.find(kJsMarker);
   if (css_at == std::string_view::npos || data_at == std::string_view::npos ||
       runs_at == std::string_view::npos || js_at == std::string_view::npos ||
-      !(css_at < data_at && data_at < runs_at && runs_at < js_at)) {
+      !(css_at < data_at && data_at < js_at && js_at < runs_at)) {
     return makeError("the embedded compare page is damaged", "rebuild strobe");
   }
   const model::Measure& m = d.measure;
@@ -224,7 +224,10 @@ Status writeDiffHtml(const model::ProfileDiff& d, const model::DiffTree& t,
   out.append(R"(,"timelines":)");
   out.append(timelines);
   out.append("}");
-  out.append(page.substr(data_at + kDataMarker.size(), runs_at - data_at - kDataMarker.size()));
+  out.append(page.substr(data_at + kDataMarker.size(), js_at - data_at - kDataMarker.size()));
+  out.append(kCompareJs);
+  out.append(page.substr(js_at + kJsMarker.size(), runs_at - js_at - kJsMarker.size()));
+  // The runs' own pages after the script, so that the page is drawn first.
   for (size_t i = 0; i < opt.runs.size(); ++i) {
     auto run = runPage(*opt.runs[i], opt.html);
     if (!run) return run.error();
@@ -234,9 +237,7 @@ Status writeDiffHtml(const model::ProfileDiff& d, const model::DiffTree& t,
     out.append(chunk);
     out.append("</script>\n");
   }
-  out.append(page.substr(runs_at + kRunsMarker.size(), js_at - runs_at - kRunsMarker.size()));
-  out.append(kCompareJs);
-  out.append(page.substr(js_at + kJsMarker.size()));
+  out.append(page.substr(runs_at + kRunsMarker.size()));
   if (!out.flush()) {
     return systemError("cannot write the report", "check the output path and free space");
   }

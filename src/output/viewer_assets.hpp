@@ -3,7 +3,7 @@
 // (compare.html, compare.css, its scripts; it is styled by viewer.css too),
 // embedded at build time by viewer/embed.cmake: the html writers need no
 // file at run time. compare.html holds /*STROBE:CSS*/, /*STROBE:DATA*/,
-// <!--STROBE:RUNS--> (each run's own page) and /*STROBE:JS*/.
+// /*STROBE:JS*/ and <!--STROBE:RUNS--> (each run's own page), in that order.
 // viewer.html holds the markers /*STROBE:CSS*/, /*STROBE:DATA*/ and
 // /*STROBE:JS*/ where the writer puts the style, the profile and the script.
 // Thread safety: immutable constants. Not NUL-terminated: use the size.
