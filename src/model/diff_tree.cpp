@@ -6,6 +6,7 @@
 #include "model/diff_key.hpp"
 #include "model/diff_runs.hpp"
 #include "model/frames.hpp"
+#include "model/symbol_names.hpp"
 
 namespace strobe::model {
 namespace {
@@ -86,6 +87,7 @@ class Builder {
       d.unresolved = f.line == nullptr;
       if (f.line != nullptr && f.line->function < p.functions().size()) {
         const Function& fn = p.functions()[p.identity(f.line->function)];
+        d.system_name = std::string(cloneBase(p.str(fn.system_name)));
         d.file = p.str(fn.file);
         d.line = fn.start_line;
       }

@@ -25,7 +25,8 @@
 namespace strobe::model {
 
 struct DiffFrame {
-  std::string name;  // as reports name it (module+0xOFFSET when unresolved)
+  std::string name;         // as reports name it (module+0xOFFSET when unresolved)
+  std::string system_name;  // the symbol, without clone suffix; "" when unresolved
   std::string module;
   std::string file;   // the function's source file, "" when unknown
   uint32_t line = 0;  // the function's first line, 0 when unknown

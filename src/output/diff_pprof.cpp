@@ -2,11 +2,14 @@
 // tree (model/diff_tree.hpp) whose self changed, its value the new side's
 // self minus the base's (mean per run, in the diff's unit), its stack the
 // node's frames; one location per frame and one function per function
-// identity (no addresses: the two sides' differ). What `pprof -top` shows
+// identity (no addresses: the two sides' differ; an unresolved frame is a
+// location in its module's mapping, which pprof names [module], as it
+// does report's unresolved locations). What `pprof -top` shows
 // of it is what `pprof -diff_base BASE NEW` shows of the two runs' own
 // profiles: flat = the change of self, cum = the change of total.
 #include <protozero/pbf_writer.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_map>
 
@@ -62,16 +65,35 @@ Status writeDiffPprof(const model::ProfileDiff& d, const model::DiffTree& t, std
   // One function per function identity (inlined frames share theirs).
   std::vector<const model::DiffFrame*> functions;
   for (const model::DiffFrame& f : t.frames) {
+    if (f.unresolved) continue;
     if (f.function >= functions.size()) functions.resize(f.function + 1, nullptr);
     if (functions[f.function] == nullptr) functions[f.function] = &f;
   }
+  // One mapping per module, saying it is symbolized (or pprof would shorten
+  // the names); unresolved frames are locations in it without lines, as
+  // report's pprof writes them (pprof names them [module]).
+  std::unordered_map<std::string, uint64_t> mappings;
   for (size_t i = 0; i < t.frames.size(); ++i) {
     const model::DiffFrame& f = t.frames[i];
     protozero::pbf_writer l(w, pb::kLocation);
     l.add_uint64(pb::kLocId, i + 1);
+    l.add_uint64(pb::kMappingId, mappings.try_emplace(f.module, mappings.size() + 1).first->second);
+    if (f.unresolved) continue;
     protozero::pbf_writer ln(l, pb::kLine);
     ln.add_uint64(pb::kFunctionId, f.function + 1ULL);
     ln.add_int64(pb::kLineNo, f.line);
+  }
+  std::vector<std::pair<uint64_t, std::string>> by_id;
+  for (const auto& [module, id] : mappings) by_id.emplace_back(id, module);
+  std::sort(by_id.begin(), by_id.end());
+  for (const auto& [id, module] : by_id) {
+    protozero::pbf_writer mp(w, pb::kMapping);
+    mp.add_uint64(pb::kId, id);
+    mp.add_int64(pb::kFilename, strings.id(module));
+    mp.add_bool(pb::kHasFunctions, true);
+    mp.add_bool(pb::kHasFilenames, true);
+    mp.add_bool(pb::kHasLineNumbers, true);
+    mp.add_bool(pb::kHasInlineFrames, true);
   }
   std::string scratch;
   for (size_t i = 0; i < functions.size(); ++i) {
@@ -79,9 +101,11 @@ Status writeDiffPprof(const model::ProfileDiff& d, const model::DiffTree& t, std
     const model::DiffFrame& f = *functions[i];
     protozero::pbf_writer fn(w, pb::kFunction);
     fn.add_uint64(pb::kFnId, i + 1);
+    // The symbol name apart from the name, as report's pprof has it (pprof
+    // would demangle, and shorten, a name that is its own symbol).
     const int64_t name = strings.id(std::string(validUtf8(f.name, scratch)));
     fn.add_int64(pb::kName, name);
-    fn.add_int64(pb::kSystemName, name);
+    fn.add_int64(pb::kSystemName, strings.id(std::string(validUtf8(f.system_name, scratch))));
     fn.add_int64(pb::kFnFilename, strings.id(std::string(validUtf8(f.file, scratch))));
     fn.add_int64(pb::kStartLine, f.line);
   }
