@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
 # strobe diff's false-positive rate: PAIRS pairs of recordings of one
-# program (tests/fixtures/diff_work, base build, strobe record -F 999) are
+# program (tests/fixtures/diff_work, base build, strobe record -F FREQ) are
 # compared, each pair once, and every pair where any row or the total is
 # not `same` counts; then, with the same recordings, groups of three runs
-# against three. Prints the offending rows and the rates.
-# Usage: bench/diff/same_vs_same.sh [BUILD_DIR] [PAIRS] [FREQ]
+# against three. Prints the offending rows and the rates. WHEN: `apart`
+# records one run after the other, `together` the two of a pair at once
+# (both then see the same machine).
+# Usage: bench/diff/same_vs_same.sh [BUILD_DIR] [PAIRS] [FREQ] [apart|together]
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 pairs=${2:-25}
 freq=${3:-999}
-out=$build/bench/diff/same
+when=${4:-apart}
+out=$build/bench/diff/same-$when
 mkdir -p "$out"
 echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
-for i in $(seq 1 $((2 * pairs))); do
-  [ -f "$out/r$i-$freq.db" ] || "$build/strobe" record -F "$freq" -o "$out/r$i-$freq.db" -- \
+record() {
+  [ -f "$out/r$1-$freq.db" ] || "$build/strobe" record -F "$freq" -o "$out/r$1-$freq.db" -- \
     "$build/tests/fixtures/diff_base/diff_work" > /dev/null 2>&1
+}
+for i in $(seq 1 2 $((2 * pairs))); do
+  if [ "$when" = together ]; then
+    record "$i" & record $((i + 1)) & wait
+  else
+    record "$i"; record $((i + 1))
+  fi
 done
 echo "load average after recording: $(cut -d' ' -f1-3 /proc/loadavg)"
 # Pairs with a verdict; $@: the diff's arguments.

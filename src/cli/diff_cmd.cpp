@@ -229,7 +229,8 @@ Runner addDiffCommand(CLI::App& app) {
   sub->add_option("--vs", args->vs,
                   "The new runs (after the base runs: a1.db a2.db --vs b1.db b2.db)")
       ->expected(1, -1);
-  addTableOptions(sub, args->table, "Group by: function, line, file, module, thread or process");
+  addTableOptions(sub, args->table, "text, json, csv, flamegraph, html or pprof",
+                  "Group by: function, line, file, module, thread or process");
   sub->add_option("--min-change", args->min_change,
                   "Smallest change called slower or faster, in percent of the base's total "
                   "(default: 1)");

@@ -15,9 +15,9 @@
 
 namespace strobe::cli {
 
-void addTableOptions(CLI::App* sub, TableArgs& a, const std::string& by_help) {
-  sub->add_option("-f,--format", a.format,
-                  output::formatList() + " (default: from -o's extension, else text)");
+void addTableOptions(CLI::App* sub, TableArgs& a, const std::string& formats,
+                     const std::string& by_help) {
+  sub->add_option("-f,--format", a.format, formats + " (default: from -o's extension, else text)");
   sub->add_option("-o,--output", a.output, "Write to this file instead of stdout");
   sub->add_option("--by", a.by, by_help)->capture_default_str();
   sub->add_option("--top", a.top, "Rows to show (0: all)")->capture_default_str();

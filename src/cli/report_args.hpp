@@ -36,8 +36,10 @@ struct TableArgs {
   std::string view;  // --view cpu|off-cpu|wall ("": the recording's own)
 };
 
-// Registers the options on `sub`; `by_help` lists the --by values it takes.
-void addTableOptions(CLI::App* sub, TableArgs& a, const std::string& by_help);
+// Registers the options on `sub`; `formats` and `by_help` list the
+// --format and --by values it takes.
+void addTableOptions(CLI::App* sub, TableArgs& a, const std::string& formats,
+                     const std::string& by_help);
 
 // Sets opt's top, threshold, by, filter (window, threads), no_inline, view
 // and width from `a` (width: -o given, or stdout not a terminal: no limit).

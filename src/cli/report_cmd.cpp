@@ -108,7 +108,7 @@ Runner addReportCommand(CLI::App& app) {
   auto args = std::make_shared<ReportArgs>();
   CLI::App* sub = app.add_subcommand("report", "Print a report from a recording");
   sub->add_option("file", args->file, "The recording")->capture_default_str();
-  addTableOptions(sub, args->table,
+  addTableOptions(sub, args->table, output::formatList(),
                   "Group by: function, line, file, module, thread, process or address");
   sub->add_option("--bucket", args->bucket,
                   "--by address: one row per aligned bucket of BYTES (a power of two, <= 4096)");
