@@ -29,21 +29,6 @@ constexpr std::string_view kJsMarker = "/*STROBE:JS*/";
 constexpr size_t kTimelineBins = 400;
 constexpr size_t kTimelineThreads = 12;  // the busiest; the others in one row
 
-class Strings {
- public:
-  Strings() { id(""); }
-  uint32_t id(const std::string& s) {
-    auto [it, inserted] = ids_.try_emplace(s, static_cast<uint32_t>(list_.size()));
-    if (inserted) list_.push_back(s);
-    return it->second;
-  }
-  const std::vector<std::string>& list() const { return list_; }
-
- private:
-  std::unordered_map<std::string, uint32_t> ids_;
-  std::vector<std::string> list_;
-};
-
 uint64_t nonNegative(double v, double unit) {
   return v > 0 ? static_cast<uint64_t>(std::llround(v / unit)) : 0;
 }
@@ -119,13 +104,13 @@ Status writeDiffHtml(const model::ProfileDiff& d, const model::DiffTree& t,
   }
   const model::Measure& m = d.measure;
   const double unit = m.time() ? 1000.0 : 1.0;  // values in µs for time
-  Strings strings;
+  StringIds strings;
 
   std::string frames;
   for (const model::DiffFrame& f : t.frames) {
-    appendVlq(frames, strings.id(f.name));
-    appendVlq(frames, strings.id(f.module));
-    appendVlq(frames, strings.id(f.file));
+    appendVlq(frames, strings.intern(f.name));
+    appendVlq(frames, strings.intern(f.module));
+    appendVlq(frames, strings.intern(f.file));
     appendVlq(frames, f.line);
     appendVlq(frames, (f.inlined ? 1U : 0U) | (f.unresolved ? 2U : 0U));
     appendVlq(frames, f.function);
@@ -140,10 +125,10 @@ Status writeDiffHtml(const model::ProfileDiff& d, const model::DiffTree& t,
     if (d.options.by == model::GroupBy::kFunction) {
       if (auto it = function_of_key.find(r.key); it != function_of_key.end()) fn = it->second;
     }
-    rows +=
-        fmt::format("[{},{},{},{},{},{:.0f},{:.0f},{:.0f},{:.0f},{:.0f},{}]", strings.id(r.name),
-                    strings.id(r.module), strings.id(r.file), r.line, verdictCode(r.verdict),
-                    r.self.base, r.self.next, r.self.detectable, r.total.base, r.total.next, fn);
+    rows += fmt::format("[{},{},{},{},{},{:.0f},{:.0f},{:.0f},{:.0f},{:.0f},{}]",
+                        strings.intern(r.name), strings.intern(r.module), strings.intern(r.file),
+                        r.line, verdictCode(r.verdict), r.self.base, r.self.next, r.self.detectable,
+                        r.total.base, r.total.next, fn);
   }
   rows += "]";
 

@@ -15,37 +15,20 @@
 
 #include "output/diff_writers.hpp"
 #include "output/gzip_sink.hpp"
+#include "output/page_data.hpp"
 #include "output/pprof_fields.hpp"
 #include "output/utf8.hpp"
 
 namespace strobe::output {
-namespace {
-
-class Strings {
- public:
-  Strings() { id(""); }
-  int64_t id(const std::string& s) {
-    auto [it, inserted] = ids_.try_emplace(s, static_cast<int64_t>(list_.size()));
-    if (inserted) list_.push_back(s);
-    return it->second;
-  }
-  const std::vector<std::string>& list() const { return list_; }
-
- private:
-  std::unordered_map<std::string, int64_t> ids_;
-  std::vector<std::string> list_;
-};
-
-}  // namespace
 
 Status writeDiffPprof(const model::ProfileDiff& d, const model::DiffTree& t, std::FILE* out) {
   std::string buf;
-  Strings strings;
+  StringIds strings;
   protozero::pbf_writer w(buf);
   {
     protozero::pbf_writer vt(w, pb::kSampleType);
-    vt.add_int64(pb::kType, strings.id(d.measure.type));
-    vt.add_int64(pb::kUnit, strings.id(d.measure.unit));
+    vt.add_int64(pb::kType, strings.intern(d.measure.type));
+    vt.add_int64(pb::kUnit, strings.intern(d.measure.unit));
   }
   std::vector<uint64_t> locs;
   for (size_t id = 1; id < t.nodes.size(); ++id) {
@@ -89,7 +72,7 @@ Status writeDiffPprof(const model::ProfileDiff& d, const model::DiffTree& t, std
   for (const auto& [id, module] : by_id) {
     protozero::pbf_writer mp(w, pb::kMapping);
     mp.add_uint64(pb::kId, id);
-    mp.add_int64(pb::kFilename, strings.id(module));
+    mp.add_int64(pb::kFilename, strings.intern(module));
     mp.add_bool(pb::kHasFunctions, true);
     mp.add_bool(pb::kHasFilenames, true);
     mp.add_bool(pb::kHasLineNumbers, true);
@@ -103,24 +86,24 @@ Status writeDiffPprof(const model::ProfileDiff& d, const model::DiffTree& t, std
     fn.add_uint64(pb::kFnId, i + 1);
     // The symbol name apart from the name, as report's pprof has it (pprof
     // would demangle, and shorten, a name that is its own symbol).
-    const int64_t name = strings.id(std::string(validUtf8(f.name, scratch)));
+    const int64_t name = strings.intern(std::string(validUtf8(f.name, scratch)));
     fn.add_int64(pb::kName, name);
-    fn.add_int64(pb::kSystemName, strings.id(std::string(validUtf8(f.system_name, scratch))));
-    fn.add_int64(pb::kFnFilename, strings.id(std::string(validUtf8(f.file, scratch))));
+    fn.add_int64(pb::kSystemName, strings.intern(std::string(validUtf8(f.system_name, scratch))));
+    fn.add_int64(pb::kFnFilename, strings.intern(std::string(validUtf8(f.file, scratch))));
     fn.add_int64(pb::kStartLine, f.line);
   }
   {
     protozero::pbf_writer vt(w, pb::kPeriodType);
-    vt.add_int64(pb::kType, strings.id(d.measure.type));
-    vt.add_int64(pb::kUnit, strings.id(d.measure.unit));
+    vt.add_int64(pb::kType, strings.intern(d.measure.type));
+    vt.add_int64(pb::kUnit, strings.intern(d.measure.unit));
   }
   std::string base, next;
   for (const std::string& n : d.base.names) base += (base.empty() ? "" : ", ") + n;
   for (const std::string& n : d.next.names) next += (next.empty() ? "" : ", ") + n;
-  w.add_int64(pb::kComment, strings.id("strobe diff: new minus base"));
-  w.add_int64(pb::kComment, strings.id(std::string(validUtf8("base: " + base, scratch))));
-  w.add_int64(pb::kComment, strings.id(std::string(validUtf8("new: " + next, scratch))));
-  w.add_int64(pb::kComment, strings.id("compared: " + comparedText(d)));
+  w.add_int64(pb::kComment, strings.intern("strobe diff: new minus base"));
+  w.add_int64(pb::kComment, strings.intern(std::string(validUtf8("base: " + base, scratch))));
+  w.add_int64(pb::kComment, strings.intern(std::string(validUtf8("new: " + next, scratch))));
+  w.add_int64(pb::kComment, strings.intern("compared: " + comparedText(d)));
   for (const std::string& s : strings.list()) w.add_string(pb::kStringTable, s);
   GzipSink sink(out);
   if (!sink.write(buf) || !sink.finish()) {

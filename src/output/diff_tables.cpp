@@ -9,18 +9,13 @@
 #include <cstdlib>
 
 #include "output/diff_writers.hpp"
+#include "output/table_fields.hpp"
 #include "output/utf8.hpp"
 
 namespace strobe::output {
 namespace {
 
 using JsonWriter = rapidjson::Writer<rapidjson::FileWriteStream>;
-
-void str(JsonWriter& w, std::string_view s) {
-  std::string scratch;
-  std::string_view v = validUtf8(s, scratch);
-  w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
-}
 
 // Fields in the unit of the samples: "_ns" for time, "_count" for counts.
 std::string suffix(const model::ProfileDiff& d) {
@@ -68,7 +63,7 @@ void measureFields(JsonWriter& w, const model::ProfileDiff& d, const model::Diff
   w.Key((what + "_p").c_str());
   w.Double(m.p);
   w.Key((what + "_verdict").c_str());
-  str(w, model::verdictName(m.verdict));
+  jsonString(w, model::verdictName(m.verdict));
 }
 
 void runValues(JsonWriter& w, const model::ProfileDiff& d, const model::DiffRow& r, bool base) {
@@ -87,13 +82,13 @@ void side(JsonWriter& w, const model::ProfileDiff& d, const model::DiffSide& s) 
   const std::string u = suffix(d);
   w.StartObject();
   w.Key("noise");
-  str(w, noiseName(s.method));
+  jsonString(w, noiseName(s.method));
   w.Key("runs");
   w.StartArray();
   for (size_t r = 0; r < s.names.size(); ++r) {
     w.StartObject();
     w.Key("recording");
-    str(w, s.names[r]);
+    jsonString(w, s.names[r]);
     w.Key("samples");
     w.Uint64(s.samples[r]);
     w.Key(("total" + u).c_str());
@@ -110,19 +105,6 @@ void side(JsonWriter& w, const model::ProfileDiff& d, const model::DiffSide& s) 
   w.EndObject();
 }
 
-std::string csvField(const std::string& s) {
-  std::string v = s;
-  if (!v.empty() && (v[0] == '=' || v[0] == '+' || v[0] == '-' || v[0] == '@')) v = "'" + v;
-  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
-  std::string out = "\"";
-  for (char c : v) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
 std::string csvPct(const model::DiffMeasure& m) {
   return std::isinf(m.changePct()) ? std::string() : fmt::format("{:.3f}", m.changePct());
 }
@@ -136,19 +118,19 @@ Status writeDiffJson(const model::ProfileDiff& d, const DiffReportOptions& opt, 
   const std::string u = suffix(d);
   w.StartObject();
   w.Key("format");
-  str(w, "strobe-diff");
+  jsonString(w, "strobe-diff");
   w.Key("version");
   w.Uint(1);
   w.Key("group_by");
-  str(w, model::groupByName(d.options.by));
+  jsonString(w, model::groupByName(d.options.by));
   w.Key("view");
-  str(w, model::viewName(d.measure.view));
+  jsonString(w, model::viewName(d.measure.view));
   w.Key("sample_type");
-  str(w, d.measure.type);
+  jsonString(w, d.measure.type);
   w.Key("unit");
-  str(w, d.measure.unit);
+  jsonString(w, d.measure.unit);
   w.Key("normalize");
-  str(w, model::normalizeName(d.options));
+  jsonString(w, model::normalizeName(d.options));
   w.Key("scale");
   w.Double(d.scale);
   w.Key("min_change_pct");
@@ -175,17 +157,17 @@ Status writeDiffJson(const model::ProfileDiff& d, const DiffReportOptions& opt, 
     w.Key("rank");
     w.Uint64(++rank);
     w.Key("name");
-    str(w, r->name);
+    jsonString(w, r->name);
     w.Key("system_name");
-    str(w, r->system_name);
+    jsonString(w, r->system_name);
     w.Key("file");
-    str(w, r->file);
+    jsonString(w, r->file);
     w.Key("line");
     w.Uint(r->line);
     w.Key("module");
-    str(w, r->module);
+    jsonString(w, r->module);
     w.Key("verdict");
-    str(w, model::verdictName(r->verdict));
+    jsonString(w, model::verdictName(r->verdict));
     measureFields(w, d, r->self, "self");
     measureFields(w, d, r->total, "total");
     w.Key("base_self_share_pct");

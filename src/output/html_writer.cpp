@@ -36,21 +36,6 @@ uint64_t zigzag(int64_t v) {
   return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
 }
 
-class StringTable {
- public:
-  StringTable() { intern(""); }
-  uint32_t intern(const std::string& s) {
-    auto [it, inserted] = ids_.try_emplace(s, static_cast<uint32_t>(list_.size()));
-    if (inserted) list_.push_back(s);
-    return it->second;
-  }
-  const std::vector<std::string>& list() const { return list_; }
-
- private:
-  std::unordered_map<std::string, uint32_t> ids_;
-  std::vector<std::string> list_;
-};
-
 // A trie whose nodes are (parent, frame, line), numbered as they are made
 // (a parent's id is below its children's), found through an
 // open-addressing table of node ids (kNone: empty), at most half full.
@@ -240,7 +225,7 @@ constexpr size_t kSourceLineChars = 400;
 std::string sourcesJson(const model::Profile& p, const FrameTable& table, const DisplayTrie& trie,
                         const std::vector<model::Sample>& samples,
                         const std::vector<uint32_t>& node_of, const HtmlOptions& opt,
-                        StringTable& strings) {
+                        StringIds& strings) {
   std::string json = R"("sources":[)";
   if (!opt.source_lines) return json + "],";
   const size_t nfn = p.functions().size();
@@ -355,7 +340,7 @@ Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* fil
   // called frames of one function share it, and the viewer's table counts
   // functions by it, never by name.
   FrameTable table(p, opt.no_inline);
-  StringTable strings;
+  StringIds strings;
   std::string frames;
   std::unordered_map<uint64_t, uint32_t> function_numbers;
   for (const model::Frame& f : table.frames()) {

@@ -10,6 +10,7 @@
 
 #include "base/terminal_text.hpp"
 #include "model/aggregate.hpp"
+#include "output/table_fields.hpp"
 #include "output/text_report.hpp"
 #include "output/utf8.hpp"
 
@@ -17,25 +18,6 @@ namespace strobe::output {
 namespace {
 
 using JsonWriter = rapidjson::Writer<rapidjson::FileWriteStream>;
-
-void str(JsonWriter& w, const std::string& s) {
-  std::string scratch;
-  std::string_view v = validUtf8(s, scratch);
-  w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
-}
-
-// As the CSV table writer quotes (RFC 4180, no formulas).
-std::string csvField(const std::string& s) {
-  std::string v = s;
-  if (!v.empty() && (v[0] == '=' || v[0] == '+' || v[0] == '-' || v[0] == '@')) v = "'" + v;
-  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
-  std::string out = "\"";
-  for (char c : v) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + '"';
-}
 
 // Durations in the text table: "0" only when truly zero.
 std::string dur(uint64_t ns) {
@@ -90,7 +72,7 @@ void writeJson(const model::Profile& p, const std::vector<model::SpanRow>& rows,
   JsonWriter w(os);
   w.StartObject();
   w.Key("recording");
-  str(w, source);
+  jsonString(w, source);
   w.Key("dropped_spans");
   w.Uint64(p.meta().dropped_spans);
   w.Key("spans");
@@ -98,7 +80,7 @@ void writeJson(const model::Profile& p, const std::vector<model::SpanRow>& rows,
   for (const auto& r : rows) {
     w.StartObject();
     w.Key("name");
-    str(w, r.name);
+    jsonString(w, r.name);
     w.Key("count");
     w.Uint64(r.count);
     for (const auto& [key, v] : {std::pair{"total_ns", r.total_ns},
@@ -113,7 +95,7 @@ void writeJson(const model::Profile& p, const std::vector<model::SpanRow>& rows,
       w.Uint64(v);
     }
     w.Key("top_function");
-    str(w, r.top_function);
+    jsonString(w, r.top_function);
     w.Key("top_function_self_ns");
     w.Uint64(r.top_weight);
     w.EndObject();

@@ -8,6 +8,7 @@
 #include "model/measure.hpp"
 #include "output/frame_table.hpp"
 #include "output/json_writers.hpp"
+#include "output/table_fields.hpp"
 #include "output/thread_order.hpp"
 #include "output/utf8.hpp"
 
@@ -15,12 +16,6 @@ namespace strobe::output {
 namespace {
 
 using JsonWriter = rapidjson::Writer<rapidjson::FileWriteStream>;
-
-void str(JsonWriter& w, const std::string& s) {
-  std::string scratch;
-  std::string_view v = validUtf8(s, scratch);
-  w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
-}
 
 }  // namespace
 
@@ -53,14 +48,14 @@ Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::strin
   w.Key("$schema");
   w.String("https://www.speedscope.app/file-format-schema.json");
   w.Key("exporter");
-  str(w, "strobe " + p.meta().strobe_version);
+  jsonString(w, "strobe " + p.meta().strobe_version);
   // Weights are in the view's unit (model/measure.hpp): nanoseconds of
   // CPU, off-CPU or wall time, or counts of an event ("none").
   const model::Measure measure = model::measureOf(p);
   w.Key("name");
-  str(w, measure.view == model::View::kCpu
-             ? name
-             : name + " (" + std::string(model::viewName(measure.view)) + ")");
+  jsonString(w, measure.view == model::View::kCpu
+                    ? name
+                    : name + " (" + std::string(model::viewName(measure.view)) + ")");
   w.Key("activeProfileIndex");
   w.Uint64(busiest);
   // The session's start on both clocks (speedscope ignores keys it does not
@@ -76,12 +71,12 @@ Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::strin
   for (const model::Frame& f : table.frames()) {
     w.StartObject();
     w.Key("name");
-    str(w, frameLabel(p, f));
+    jsonString(w, frameLabel(p, f));
     if (f.line != nullptr) {
       const model::Function& fn = p.functions()[f.line->function];
       if (fn.file != model::kEmptyString) {
         w.Key("file");
-        str(w, p.str(fn.file));
+        jsonString(w, p.str(fn.file));
       }
       if (fn.start_line != 0) {
         w.Key("line");
@@ -110,7 +105,7 @@ Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::strin
     w.Key("type");
     w.String("sampled");
     w.Key("name");
-    str(w, threadLabel(p, tid));
+    jsonString(w, threadLabel(p, tid));
     w.Key("unit");
     w.String(measure.time() ? "nanoseconds" : "none");
     w.Key("startValue");

@@ -8,18 +8,13 @@
 #include "model/address_table.hpp"
 #include "model/measure.hpp"
 #include "output/json_writers.hpp"
+#include "output/table_fields.hpp"
 #include "output/utf8.hpp"
 
 namespace strobe::output {
 namespace {
 
 using JsonWriter = rapidjson::Writer<rapidjson::FileWriteStream>;
-
-void str(JsonWriter& w, const std::string& s) {
-  std::string scratch;
-  std::string_view v = validUtf8(s, scratch);
-  w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
-}
 
 double pct(uint64_t part, uint64_t whole) {
   return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
@@ -31,22 +26,6 @@ double pct(uint64_t part, uint64_t whole) {
 // a value read from 3 decimals is those decimals.
 double rounded(double pct) {
   return std::strtod(fmt::format("{:.3f}", pct).c_str(), nullptr);
-}
-
-// RFC 4180: quote fields with a comma, quote or line break; double quotes.
-// Fields starting with = + - @ are prefixed with ' so spreadsheets do not
-// run them as formulas.
-std::string csvField(const std::string& s) {
-  std::string v = s;
-  if (!v.empty() && (v[0] == '=' || v[0] == '+' || v[0] == '-' || v[0] == '@')) v = "'" + v;
-  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
-  std::string out = "\"";
-  for (char c : v) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
 }
 
 }  // namespace
@@ -87,18 +66,18 @@ Status writeJsonTable(const model::Profile& p, const TableOptions& opt, std::FIL
   JsonWriter w(os);
   w.StartObject();
   w.Key("recording");
-  str(w, opt.source);
+  jsonString(w, opt.source);
   w.Key("group_by");
   std::string_view by = model::groupByName(opt.by);
   w.String(by.data(), static_cast<rapidjson::SizeType>(by.size()));
   w.Key("event");
-  str(w, p.meta().event);
+  jsonString(w, p.meta().event);
   w.Key("view");
-  str(w, std::string(model::viewName(m.view)));
+  jsonString(w, std::string(model::viewName(m.view)));
   w.Key("sample_type");
-  str(w, m.type);
+  jsonString(w, m.type);
   w.Key("unit");
-  str(w, m.unit);
+  jsonString(w, m.unit);
   w.Key("duration_ns");
   w.Uint64(p.meta().duration_ns);
   w.Key(total_key.c_str());
@@ -117,15 +96,15 @@ Status writeJsonTable(const model::Profile& p, const TableOptions& opt, std::FIL
     w.Key("rank");
     w.Uint64(++rank);
     w.Key("name");
-    str(w, r.function);
+    jsonString(w, r.function);
     w.Key("system_name");
-    str(w, r.system_name);
+    jsonString(w, r.system_name);
     w.Key("file");
-    str(w, r.file);
+    jsonString(w, r.file);
     w.Key("line");
     w.Uint(r.line);
     w.Key("module");
-    str(w, r.module);
+    jsonString(w, r.module);
     w.Key(self_key.c_str());
     w.Uint64(r.self);
     w.Key("self_samples");
@@ -140,7 +119,7 @@ Status writeJsonTable(const model::Profile& p, const TableOptions& opt, std::FIL
     w.Double(rounded(pct(r.total, t.weight)));
     if (opt.by == model::GroupBy::kAddress) {
       w.Key("address");
-      str(w, r.address);
+      jsonString(w, r.address);
     }
     w.EndObject();
   }
