@@ -361,10 +361,6 @@ double DiffMeasure::changePct() const {
   return 100.0 * change / base;
 }
 
-double DiffRow::baseSelfShare(double base_total) const {
-  return base_total > 0 ? 100.0 * self.base / base_total : 0.0;
-}
-
 Result<ProfileDiff> diffProfiles(std::span<const DiffRun> base, std::span<const DiffRun> next,
                                  const DiffOptions& opt) {
   return Differ(base, next, opt).run();

@@ -110,8 +110,6 @@ struct DiffRow {
   uint64_t base_samples = 0;  // samples with it on the stack, all base runs
   uint64_t next_samples = 0;
   Verdict verdict = Verdict::kSame;
-  // Self time as a percentage of its side's total (mean per run).
-  double baseSelfShare(double base_total) const;
 };
 
 // How one side's noise was estimated.

@@ -291,8 +291,9 @@ Status writeDiffText(const model::ProfileDiff& d, const DiffReportOptions& opt, 
       if (r->verdict != model::Verdict::kSame) --hidden_changes;
     }
     fmt::print(
-        out, "({} more rows{}; --top 0 shows all)\n", d.rows.size() - rows_shown.size(),
-        hidden_changes == 0 ? ", all same" : fmt::format(", {} of them not same", hidden_changes));
+        out, "({} more rows{}; {} shows all)\n", d.rows.size() - rows_shown.size(),
+        hidden_changes == 0 ? ", all same" : fmt::format(", {} of them not same", hidden_changes),
+        opt.threshold_pct > 0 ? "--top 0 --threshold 0" : "--top 0");
   }
   return {};
 }
