@@ -10,25 +10,8 @@
 "use strict";
 (function () {
   // ---- decoding -----------------------------------------------------------
-  var ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  var DIGIT = new Int8Array(128).fill(-1);
-  for (var a = 0; a < 64; a++) DIGIT[ALPHABET.charCodeAt(a)] = a;
-
-  // Unsigned numbers, 5 bits a character, least significant group first;
-  // 32 in a digit means "more follows". Exact up to 2^53.
-  function Reader(s) { this.s = s; this.i = 0; }
-  Reader.prototype.next = function () {
-    var s = this.s, i = this.i, v = 0, mul = 1, d;
-    do {
-      d = DIGIT[s.charCodeAt(i++)];
-      if (!(d >= 0)) throw new Error("malformed profile data at offset " + (i - 1));
-      v += (d & 31) * mul;
-      mul *= 32;
-    } while (d & 32);
-    this.i = i;
-    return v;
-  };
-  function unzigzag(v) { return v % 2 === 1 ? -(v + 1) / 2 : v / 2; }
+  // The numbers of the data (codec.js): 5 bits a base64 digit.
+  var C = window.strobeCodec, Reader = C.Reader, unzigzag = C.unzigzag;
 
   var data = JSON.parse(document.getElementById("strobe-data").textContent);
   var S = data.strings;
@@ -163,13 +146,7 @@
   var CPU_COLOR = "rgb(52,110,200)", OFF_COLOR = "rgb(235,150,40)";  // the timeline's
 
   // ---- formatting ---------------------------------------------------------
-  function grouped(x) { return String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
-  function duration(ns) {
-    if (ns >= 1e9) return (ns / 1e9).toFixed(2) + " s";
-    if (ns >= 1e6) return (ns / 1e6).toFixed(1) + " ms";
-    if (ns >= 1e3) return (ns / 1e3).toFixed(1) + " µs";
-    return Math.round(ns) + " ns";
-  }
+  var grouped = C.grouped, duration = C.duration;
   function pct(x, total) { return total > 0 ? (100 * x / total).toFixed(2) + "%" : "0.00%"; }
   function amount(w) { return TIME ? duration(w) : grouped(w) + " " + (meta.count_unit || "events"); }
   function label(x) {
@@ -505,7 +482,9 @@
         .map(function (t) { return t.tid; }).join(","));
     }
     var h = "#" + p.join("&");
-    if (window.location.hash !== h) history.replaceState(null, "", h);
+    if (window.location.hash === h) return;
+    // A page shown inside strobe diff's compare page (srcdoc) has no address of its own.
+    try { history.replaceState(null, "", h); } catch (err) { /* no address to keep */ }
   }
   function restoreHash() {
     var h = {}, view = V.views[0].id;

@@ -13,21 +13,9 @@
   function $(id) { return document.getElementById(id); }
 
   // ---- decoding: per thread, (start delta, duration, name, depth) in ns ----
-  var ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  var DIGIT = new Int8Array(128).fill(-1);
-  for (var a = 0; a < 64; a++) DIGIT[ALPHABET.charCodeAt(a)] = a;
   function numbers(s, count) {
-    var out = new Float64Array(count), i = 0;
-    for (var n = 0; n < count; n++) {
-      var v = 0, mul = 1, d;
-      do {
-        d = DIGIT[s.charCodeAt(i++)];
-        if (!(d >= 0)) throw new Error("malformed span data at offset " + (i - 1));
-        v += (d & 31) * mul;
-        mul *= 32;
-      } while (d & 32);
-      out[n] = v;
-    }
+    var out = new Float64Array(count), r = new window.strobeCodec.Reader(s, "span data");
+    for (var n = 0; n < count; n++) out[n] = r.next();
     return out;
   }
 

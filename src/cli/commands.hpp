@@ -20,6 +20,7 @@ Runner addRecordCommand(CLI::App& app, bool has_dashes, std::vector<std::string>
 // `top` takes the command the same way.
 Runner addTopCommand(CLI::App& app, bool has_dashes, std::vector<std::string> command);
 Runner addReportCommand(CLI::App& app);
+Runner addDiffCommand(CLI::App& app);
 Runner addSymbolizeCommand(CLI::App& app);
 Runner addQueryCommand(CLI::App& app);
 Runner addListCommand(CLI::App& app);

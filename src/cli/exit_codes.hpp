@@ -19,6 +19,8 @@ inline constexpr int kExitAmbiguous = 5;
 // command starts (it then never runs), or at the end (what was recorded is
 // then kept elsewhere, as the message says); never the command's status.
 inline constexpr int kExitOutput = 6;
+// diff --fail-on-slower: the total or a function was slower by more than asked.
+inline constexpr int kExitSlower = 7;
 inline constexpr int kExitCannotExecute = 126;
 inline constexpr int kExitNotFound = 127;  // the command to profile does not exist
 
@@ -28,8 +30,8 @@ inline constexpr const char* kExitCodesHelp =
     "kernel (perf_event_paranoid, capabilities), 4 event (or, for top, terminal)\n"
     "not supported here, 5 several processes match -P NAME (or functions match\n"
     "annotate's FUNCTION), 6 the recording cannot be written where -o says\n"
-    "(record), 126 command not executable, 127 command, pid or process name not\n"
-    "found.";
+    "(record), 7 slower than diff --fail-on-slower allows, 126 command not\n"
+    "executable, 127 command, pid or process name not found.";
 
 inline int exitCodeFor(const Error& e) {
   switch (e.kind) {

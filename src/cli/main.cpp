@@ -80,6 +80,7 @@ int main(int argc, char** argv) {
   const std::pair<const char*, std::function<Runner()>> subcommands[] = {
       {"record", [&] { return addRecordCommand(app, has_dashes, command); }},
       {"report", [&] { return addReportCommand(app); }},
+      {"diff", [&] { return addDiffCommand(app); }},
       {"top", [&] { return addTopCommand(app, has_dashes, command); }},
       {"symbolize", [&] { return addSymbolizeCommand(app); }},
       {"query", [&] { return addQueryCommand(app); }},

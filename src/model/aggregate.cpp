@@ -174,6 +174,64 @@ Totals totals(std::span<const Sample> samples) {
   return t;
 }
 
+StackRows stackRows(const Profile& p, std::span<const Sample> samples, GroupBy by,
+                    bool fold_inline) {
+  StackRows out;
+  if (by == GroupBy::kThread || by == GroupBy::kProcess || by == GroupBy::kAddress) return out;
+  // Weight per distinct leaf stack first: many samples share a stack.
+  struct Sum {
+    uint64_t weight = 0;
+    uint64_t samples = 0;
+  };
+  std::unordered_map<StackId, Sum> per_stack;
+  for (const Sample& s : samples) {
+    Sum& sum = per_stack[s.stack];
+    sum.weight += s.weight;
+    sum.samples += 1;
+  }
+
+  std::unordered_map<RowKey, uint32_t, RowKeyHash> ids;
+  std::vector<RowKey> seen;  // keys already credited for this stack
+  out.index.reserve(per_stack.size());
+  out.start.reserve(per_stack.size() + 1);
+  for (const auto& [leaf, sum] : per_stack) {
+    seen.clear();
+    out.index.emplace(leaf, static_cast<uint32_t>(out.start.size()));
+    out.start.push_back(static_cast<uint32_t>(out.row_ids.size()));
+    bool is_leaf = true;
+    forEachDisplayFrame(p, leaf, fold_inline, [&](const Frame& f) {
+      RowKey key = rowKey(p, by, f);
+      auto [it, inserted] = ids.try_emplace(key, static_cast<uint32_t>(out.rows.size()));
+      if (inserted) {
+        out.rows.emplace_back();
+        out.frames.push_back(f);
+        nameRow(p, by, f, out.rows.back());
+      }
+      TopRow& r = out.rows[it->second];
+      if (is_leaf) {
+        r.self += sum.weight;
+        r.self_samples += sum.samples;
+      }
+      is_leaf = false;
+      if (std::find(seen.begin(), seen.end(), key) == seen.end()) {
+        seen.push_back(key);
+        out.row_ids.push_back(it->second);
+        r.total += sum.weight;
+        r.total_samples += sum.samples;
+      }
+    });
+  }
+  out.start.push_back(static_cast<uint32_t>(out.row_ids.size()));
+  return out;
+}
+
+std::span<const uint32_t> StackRows::rowsOf(StackId s) const {
+  auto it = index.find(s);
+  if (it == index.end()) return {};
+  return std::span<const uint32_t>(row_ids).subspan(start[it->second],
+                                                    start[it->second + 1] - start[it->second]);
+}
+
 std::vector<TopRow> topTable(const Profile& p, GroupBy by, bool fold_inline) {
   return topTable(p, std::span<const Sample>(p.samples()), by, fold_inline);
 }
@@ -187,42 +245,7 @@ std::vector<TopRow> topTable(const Profile& p, std::span<const Sample> samples, 
   } else if (by == GroupBy::kProcess) {
     out = processTable(p, samples);
   } else {
-    // Weight per distinct leaf stack first: many samples share a stack.
-    struct Sum {
-      uint64_t weight = 0;
-      uint64_t samples = 0;
-    };
-    std::unordered_map<StackId, Sum> per_stack;
-    for (const Sample& s : samples) {
-      Sum& sum = per_stack[s.stack];
-      sum.weight += s.weight;
-      sum.samples += 1;
-    }
-
-    std::unordered_map<RowKey, TopRow, RowKeyHash> rows;
-    std::vector<RowKey> seen;  // keys already credited for this stack
-    for (const auto& [leaf, sum] : per_stack) {
-      seen.clear();
-      bool is_leaf = true;
-      forEachDisplayFrame(p, leaf, fold_inline, [&](const Frame& f) {
-        RowKey key = rowKey(p, by, f);
-        auto [it, inserted] = rows.try_emplace(key);
-        TopRow& r = it->second;
-        if (inserted) nameRow(p, by, f, r);
-        if (is_leaf) {
-          r.self += sum.weight;
-          r.self_samples += sum.samples;
-        }
-        is_leaf = false;
-        if (std::find(seen.begin(), seen.end(), key) == seen.end()) {
-          seen.push_back(key);
-          r.total += sum.weight;
-          r.total_samples += sum.samples;
-        }
-      });
-    }
-    out.reserve(rows.size());
-    for (auto& [key, row] : rows) out.push_back(std::move(row));
+    out = std::move(stackRows(p, samples, by, fold_inline).rows);
   }
   std::sort(out.begin(), out.end(), [](const TopRow& a, const TopRow& b) {
     if (a.self != b.self) return a.self > b.self;

@@ -15,8 +15,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
+#include "model/frames.hpp"
 #include "model/profile.hpp"
 
 namespace strobe::model {
@@ -70,6 +72,24 @@ std::vector<TopRow> topTable(const Profile& p, GroupBy by, bool fold_inline = fa
 // The same over some of p's samples (stacks, threads and names from p).
 std::vector<TopRow> topTable(const Profile& p, std::span<const Sample> samples, GroupBy by,
                              bool fold_inline = false);
+
+// The rows of a top table by function, line, file or module before they
+// are sorted, and which rows each distinct stack credits, so that a caller
+// can add up parts of the samples (strobe diff: blocks of time) without
+// walking stacks again. rowsOf(stack): the rows a sample of that stack
+// adds to, its self row (its leaf frame's) first, then every other row once
+// (its total); empty for a stack no sample has or for the empty stack.
+struct StackRows {
+  std::vector<TopRow> rows;                     // weights over all the samples given
+  std::vector<Frame> frames;                    // per row: the first frame it was made from
+  std::unordered_map<StackId, uint32_t> index;  // stack -> its list (start)
+  std::vector<uint32_t> start;                  // per list, then the end
+  std::vector<uint32_t> row_ids;
+  std::span<const uint32_t> rowsOf(StackId s) const;
+};
+// by: kFunction, kLine, kFile or kModule (others give no rows).
+StackRows stackRows(const Profile& p, std::span<const Sample> samples, GroupBy by,
+                    bool fold_inline = false);
 
 // What a sample's weight counts for an event (Meta::event): "ns" for
 // cpu-clock, task-clock and wall-clock (libstrobe's wall mode), and "" (an

@@ -6,6 +6,12 @@
 
 namespace strobe::model {
 
+// The last component of a path (all of it when it has no '/').
+inline std::string_view baseName(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
 // A path that names a file on disk: absolute, and not one of the kernel's
 // names for memory without a file ("[vdso]", "[stack]", "//anon",
 // "/memfd:...", "/dev/zero", SysV shared memory, "/anon_hugepage").
@@ -28,8 +34,7 @@ inline bool isAnonymousCode(std::string_view path) {
 // The marker mapping of a jitdump file: a path whose last component is
 // "jit-PID.dump" (perf's rule: the runtime maps the file it writes).
 inline bool isJitdumpMarker(std::string_view path) {
-  size_t slash = path.rfind('/');
-  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  std::string_view name = baseName(path);
   constexpr std::string_view kPrefix = "jit-", kSuffix = ".dump";
   if (name.size() <= kPrefix.size() + kSuffix.size() || name.substr(0, kPrefix.size()) != kPrefix ||
       name.substr(name.size() - kSuffix.size()) != kSuffix) {

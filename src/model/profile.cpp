@@ -3,15 +3,11 @@
 #include <algorithm>
 
 #include "base/mmap.hpp"
+#include "model/module_path.hpp"
 #include "model/symbol_names.hpp"
 
 namespace strobe::model {
 namespace {
-
-std::string_view baseName(std::string_view path) {
-  auto slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
 
 std::string internKey(std::string_view name, std::string_view system_name, std::string_view file,
                       uint32_t start_line) {

@@ -5,18 +5,12 @@
 #include <algorithm>
 
 #include "model/address_table.hpp"
+#include "model/module_path.hpp"
 #include "output/text_report.hpp"
 #include "output/text_width.hpp"
 
 namespace strobe::output {
-namespace {
-
-std::string baseName(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 void writeAddressTable(const model::Profile& p, const TextOptions& opt, std::FILE* out) {
   const model::Totals t = model::totals(p);
@@ -36,8 +30,8 @@ void writeAddressTable(const model::Profile& p, const TextOptions& opt, std::FIL
     address_width = std::max(address_width, r.address.size());
     name_width = std::max(name_width, r.function.size());
     locations.push_back(r.file.empty() ? std::string()
-                        : r.line == 0  ? baseName(r.file)
-                                       : fmt::format("{}:{}", baseName(r.file), r.line));
+                        : r.line == 0  ? std::string(model::baseName(r.file))
+                                       : fmt::format("{}:{}", model::baseName(r.file), r.line));
     loc_width = std::max(loc_width, locations.back().size());
   }
   // As the other tables (text_width.hpp): whole in a file, else the

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "model/aggregate.hpp"
+#include "model/module_path.hpp"
 #include "output/text_report.hpp"
 
 namespace strobe::output {
@@ -30,11 +31,6 @@ std::string printable(std::string_view s) {
     }
   }
   return out;
-}
-
-std::string baseName(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 class Writer {
@@ -116,7 +112,7 @@ class Writer {
     if (!opt_.source || i.line == 0 || (i.file == last_file_ && i.line == last_line_)) return;
     last_file_ = i.file;
     last_line_ = i.line;
-    std::string row = fmt::format("{}:{}", printable(baseName(i.file)), i.line);
+    std::string row = fmt::format("{}:{}", printable(model::baseName(i.file)), i.line);
     if (opt_.source_text) {
       if (std::optional<std::string> text = opt_.source_text(i.file, i.line)) {
         row += "  " + printable(*text);

@@ -14,12 +14,12 @@
 namespace strobe::output {
 namespace {
 
-constexpr double kWidth = 1200;
-constexpr double kPad = 10;
-constexpr double kFrameHeight = 16;
-constexpr double kTop = 40;
-constexpr double kBottom = 36;
-constexpr double kMinWidthPx = 0.1;
+constexpr double kWidth = kFlameWidth;
+constexpr double kPad = kFlamePad;
+constexpr double kFrameHeight = kFlameFrameHeight;
+constexpr double kTop = kFlameTop;
+constexpr double kBottom = kFlameBottom;
+constexpr double kMinWidthPx = kFlameMinWidthPx;
 constexpr double kCharWidth = 7;  // Verdana 12px, roughly
 
 // The viewer: zoom, reset, search (prompt, Ctrl-F or ?s=), hover details.
@@ -175,6 +175,48 @@ std::string flamegraphTitle(const model::Profile& p) {
   return "CPU flame graph";
 }
 
+void writeFlamegraphHead(std::FILE* out, double height, double total, const std::string& title,
+                         const std::string& style, const std::string& markup) {
+  fmt::print(out,
+             "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+             "<svg version=\"1.1\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+             "xmlns=\"http://www.w3.org/2000/svg\" data-total=\"{2:.0f}\" onload=\"init()\">\n",
+             kFlameWidth, height, total);
+  fmt::print(
+      out,
+      "<style type=\"text/css\">\n"
+      "text {{ font-family: Verdana, sans-serif; font-size: 12px; fill: rgb(0,0,0); }}\n"
+      "#title {{ text-anchor: middle; font-size: 17px; }}\n"
+      "#frames > g:hover > rect {{ stroke: rgb(0,0,0); stroke-width: 0.5; cursor: pointer; }}\n"
+      "#search, #unzoom {{ cursor: pointer; }}\n"
+      "#search, #matched {{ text-anchor: end; }}\n"
+      ".hide {{ display: none; }}\n"
+      "{}"
+      "</style>\n",
+      style);
+  fmt::print(out, "<script type=\"text/ecmascript\"><![CDATA[{}]]></script>\n", kScript);
+  fmt::print(out, "<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"rgb(248,248,248)\"/>\n",
+             kFlameWidth, height);
+  fmt::print(out, "<text id=\"title\" x=\"{}\" y=\"24\">{}</text>\n", kFlameWidth / 2,
+             xmlEscaped(title));
+  fmt::print(out, "<text id=\"unzoom\" class=\"hide\" x=\"{}\" y=\"24\">Reset Zoom</text>\n", kPad);
+  fmt::print(out, "<text id=\"search\" x=\"{}\" y=\"24\">Search</text>\n", kFlameWidth - kPad);
+  fmt::print(out, "<text id=\"details\" x=\"{}\" y=\"{}\"> </text>\n", kPad, height - 14);
+  fmt::print(out, "<text id=\"matched\" x=\"{}\" y=\"{}\"> </text>\n", kFlameWidth - kPad,
+             height - 14);
+  fmt::print(out, "{}<g id=\"frames\">\n", markup);
+}
+
+void writeFlamegraphTail(std::FILE* out) {
+  fmt::print(out, "</g>\n</svg>\n");
+}
+
+std::string flamegraphLabel(const std::string& name, double width_px) {
+  size_t fit = width_px < 6 ? 0 : static_cast<size_t>((width_px - 6) / kCharWidth);
+  if (fit < 3) return {};
+  return name.size() <= fit ? name : name.substr(0, fit - 2) + "..";
+}
+
 Status writeFlamegraph(const model::Profile& p, const FlamegraphOptions& opt, std::FILE* out) {
   const model::Measure measure = model::measureOf(p);
   const std::string title = opt.title.empty() ? flamegraphTitle(p) : opt.title;
@@ -198,32 +240,7 @@ Status writeFlamegraph(const model::Profile& p, const FlamegraphOptions& opt, st
   }
   const double height = kTop + (max_depth + 1) * kFrameHeight + kBottom;
 
-  fmt::print(out,
-             "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-             "<svg version=\"1.1\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
-             "xmlns=\"http://www.w3.org/2000/svg\" data-total=\"{2}\" onload=\"init()\">\n",
-             kWidth, height, total);
-  fmt::print(
-      out,
-      "<style type=\"text/css\">\n"
-      "text {{ font-family: Verdana, sans-serif; font-size: 12px; fill: rgb(0,0,0); }}\n"
-      "#title {{ text-anchor: middle; font-size: 17px; }}\n"
-      "#frames > g:hover > rect {{ stroke: rgb(0,0,0); stroke-width: 0.5; cursor: pointer; }}\n"
-      "#search, #unzoom {{ cursor: pointer; }}\n"
-      "#search, #matched {{ text-anchor: end; }}\n"
-      ".hide {{ display: none; }}\n"
-      "</style>\n");
-  fmt::print(out, "<script type=\"text/ecmascript\"><![CDATA[{}]]></script>\n", kScript);
-  fmt::print(out, "<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"rgb(248,248,248)\"/>\n",
-             kWidth, height);
-  fmt::print(out, "<text id=\"title\" x=\"{}\" y=\"24\">{}</text>\n", kWidth / 2,
-             xmlEscaped(title));
-  fmt::print(out, "<text id=\"unzoom\" class=\"hide\" x=\"{}\" y=\"24\">Reset Zoom</text>\n", kPad);
-  fmt::print(out, "<text id=\"search\" x=\"{}\" y=\"24\">Search</text>\n", kWidth - kPad);
-  fmt::print(out, "<text id=\"details\" x=\"{}\" y=\"{}\"> </text>\n", kPad, height - 14);
-  fmt::print(out, "<text id=\"matched\" x=\"{}\" y=\"{}\"> </text>\n", kWidth - kPad, height - 14);
-  fmt::print(out, "<g id=\"frames\">\n");
-
+  writeFlamegraphHead(out, height, static_cast<double>(total), title, "", "");
   std::string line;
   std::string name_xml;
   model::walkDepthFirst(tree, [&](uint32_t id, const model::CallNode& n) {
@@ -235,9 +252,7 @@ Status writeFlamegraph(const model::Profile& p, const FlamegraphOptions& opt, st
     double px = kPad + static_cast<double>(x[id]) * scale;
     double py = height - kBottom - (n.depth + 1) * kFrameHeight;
     double share = 100.0 * static_cast<double>(n.total_weight) / static_cast<double>(total);
-    size_t fit = w < 6 ? 0 : static_cast<size_t>((w - 6) / kCharWidth);
-    std::string label;
-    if (fit >= 3) label = name.size() <= fit ? name : name.substr(0, fit - 2) + "..";
+    const std::string label = flamegraphLabel(name, w);
     line.clear();
     fmt::format_to(std::back_inserter(line), "<g data-x=\"{}\" data-w=\"{}\" data-name=\"{}\"",
                    x[id], n.total_weight, name_xml);
@@ -263,7 +278,7 @@ Status writeFlamegraph(const model::Profile& p, const FlamegraphOptions& opt, st
     std::fwrite(line.data(), 1, line.size(), out);
     return true;
   });
-  fmt::print(out, "</g>\n</svg>\n");
+  writeFlamegraphTail(out);
   return {};
 }
 

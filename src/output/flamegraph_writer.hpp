@@ -32,4 +32,21 @@ std::string flamegraphTitle(const model::Profile& p);
 
 Status writeFlamegraph(const model::Profile& p, const FlamegraphOptions& opt, std::FILE* out);
 
+// What the differential flame graph (strobe diff, diff_flamegraph.cpp)
+// shares with this one: the page's geometry, its head (style, the script,
+// title, buttons; `style`: more CSS rules, `markup`: more elements above the
+// frames) up to the frames' group, its tail,
+// and a frame's label cut to its width. A frame is <g data-x data-w
+// data-name><title/><rect/><text/></g> in units of `total`.
+inline constexpr double kFlameWidth = 1200;
+inline constexpr double kFlamePad = 10;
+inline constexpr double kFlameFrameHeight = 16;
+inline constexpr double kFlameTop = 40;
+inline constexpr double kFlameBottom = 36;
+inline constexpr double kFlameMinWidthPx = 0.1;
+void writeFlamegraphHead(std::FILE* out, double height, double total, const std::string& title,
+                         const std::string& style, const std::string& markup);
+void writeFlamegraphTail(std::FILE* out);
+std::string flamegraphLabel(const std::string& name, double width_px);
+
 }  // namespace strobe::output

@@ -14,6 +14,7 @@
 #include "model/measure.hpp"
 #include "output/file_buffer.hpp"
 #include "output/frame_table.hpp"
+#include "output/page_data.hpp"
 #include "output/text_report.hpp"
 #include "output/thread_order.hpp"
 #include "output/viewer_assets.hpp"
@@ -23,74 +24,14 @@ namespace {
 
 using model::kNone;
 
-constexpr std::string_view kCssMarker = "/*STROBE:CSS*/";
-constexpr std::string_view kDataMarker = "/*STROBE:DATA*/";
-constexpr std::string_view kJsMarker = "/*STROBE:JS*/";
 constexpr uint64_t kTimeUnitNs = 1000;  // sample times in µs
 // Frame flags, as viewer.js reads them.
 constexpr uint64_t kInlined = 1;
 constexpr uint64_t kUnresolved = 2;
 
-// An unsigned number in base64 digits, 5 bits each, least significant
-// first; 32 in a digit means that more digits follow. Every digit is safe
-// inside a JSON string and inside a script element.
-template <typename Out>
-void appendVlq(Out& out, uint64_t v) {
-  static constexpr char kDigits[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  char buf[16];
-  size_t n = 0;
-  do {
-    unsigned d = v & 31;
-    v >>= 5;
-    if (v != 0) d |= 32;
-    buf[n++] = kDigits[d];
-  } while (v != 0);
-  out.append(std::string_view(buf, n));
-}
-
 uint64_t zigzag(int64_t v) {
   return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
 }
-
-// A JSON string that is also safe inside <script>: RapidJSON's escaping
-// (appendJsonString), then <, >, & and the two JavaScript line separators
-// as \uXXXX, which JSON.parse reads back unchanged.
-void appendScriptJson(std::string& out, std::string_view s) {
-  std::string json;
-  appendJsonString(json, s);
-  for (size_t i = 0; i < json.size(); ++i) {
-    char c = json[i];
-    if (c == '<') {
-      out += "\\u003c";
-    } else if (c == '>') {
-      out += "\\u003e";
-    } else if (c == '&') {
-      out += "\\u0026";
-    } else if (c == '\xE2' && i + 2 < json.size() && json[i + 1] == '\x80' &&
-               (json[i + 2] == '\xA8' || json[i + 2] == '\xA9')) {
-      out += json[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
-      i += 2;
-    } else {
-      out += c;
-    }
-  }
-}
-
-class StringTable {
- public:
-  StringTable() { intern(""); }
-  uint32_t intern(const std::string& s) {
-    auto [it, inserted] = ids_.try_emplace(s, static_cast<uint32_t>(list_.size()));
-    if (inserted) list_.push_back(s);
-    return it->second;
-  }
-  const std::vector<std::string>& list() const { return list_; }
-
- private:
-  std::unordered_map<std::string, uint32_t> ids_;
-  std::vector<std::string> list_;
-};
 
 // A trie whose nodes are (parent, frame, line), numbered as they are made
 // (a parent's id is below its children's), found through an
@@ -281,7 +222,7 @@ constexpr size_t kSourceLineChars = 400;
 std::string sourcesJson(const model::Profile& p, const FrameTable& table, const DisplayTrie& trie,
                         const std::vector<model::Sample>& samples,
                         const std::vector<uint32_t>& node_of, const HtmlOptions& opt,
-                        StringTable& strings) {
+                        StringIds& strings) {
   std::string json = R"("sources":[)";
   if (!opt.source_lines) return json + "],";
   const size_t nfn = p.functions().size();
@@ -361,6 +302,27 @@ std::string sourcesJson(const model::Profile& p, const FrameTable& table, const 
 
 }  // namespace
 
+void appendScriptJson(std::string& out, std::string_view s) {
+  std::string json;
+  appendJsonString(json, s);
+  for (size_t i = 0; i < json.size(); ++i) {
+    char c = json[i];
+    if (c == '<') {
+      out += "\\u003c";
+    } else if (c == '>') {
+      out += "\\u003e";
+    } else if (c == '&') {
+      out += "\\u0026";
+    } else if (c == '\xE2' && i + 2 < json.size() && json[i + 1] == '\x80' &&
+               (json[i + 2] == '\xA8' || json[i + 2] == '\xA9')) {
+      out += json[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+}
+
 Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* file) {
   size_t css_at = kViewerHtml.find(kCssMarker);
   size_t data_at = kViewerHtml.find(kDataMarker);
@@ -375,7 +337,7 @@ Status writeHtml(const model::Profile& p, const HtmlOptions& opt, std::FILE* fil
   // called frames of one function share it, and the viewer's table counts
   // functions by it, never by name.
   FrameTable table(p, opt.no_inline);
-  StringTable strings;
+  StringIds strings;
   std::string frames;
   std::unordered_map<uint64_t, uint32_t> function_numbers;
   for (const model::Frame& f : table.frames()) {

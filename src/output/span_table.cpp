@@ -10,11 +10,14 @@
 
 #include "base/terminal_text.hpp"
 #include "model/aggregate.hpp"
-#include "output/json_csv.hpp"
+#include "output/table_fields.hpp"
 #include "output/text_report.hpp"
+#include "output/utf8.hpp"
 
 namespace strobe::output {
 namespace {
+
+using JsonWriter = rapidjson::Writer<rapidjson::FileWriteStream>;
 
 // Durations in the text table: "0" only when truly zero.
 std::string dur(uint64_t ns) {

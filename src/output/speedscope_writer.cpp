@@ -7,12 +7,17 @@
 
 #include "model/measure.hpp"
 #include "output/frame_table.hpp"
-#include "output/json_csv.hpp"
 #include "output/json_writers.hpp"
+#include "output/table_fields.hpp"
 #include "output/thread_order.hpp"
+#include "output/utf8.hpp"
 
 namespace strobe::output {
-namespace {}  // namespace
+namespace {
+
+using JsonWriter = rapidjson::Writer<rapidjson::FileWriteStream>;
+
+}  // namespace
 
 Status writeSpeedscope(const model::Profile& p, bool no_inline, const std::string& name,
                        std::FILE* out) {

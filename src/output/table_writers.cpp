@@ -7,11 +7,14 @@
 
 #include "model/address_table.hpp"
 #include "model/measure.hpp"
-#include "output/json_csv.hpp"
 #include "output/json_writers.hpp"
+#include "output/table_fields.hpp"
+#include "output/utf8.hpp"
 
 namespace strobe::output {
 namespace {
+
+using JsonWriter = rapidjson::Writer<rapidjson::FileWriteStream>;
 
 double pct(uint64_t part, uint64_t whole) {
   return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);

@@ -6,6 +6,7 @@
 #include <span>
 
 #include "base/terminal_text.hpp"
+#include "model/module_path.hpp"
 #include "output/span_table.hpp"
 #include "output/stack_completeness.hpp"
 #include "output/text_width.hpp"
@@ -13,11 +14,6 @@
 
 namespace strobe::output {
 namespace {
-
-std::string baseName(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 std::string locationOf(const model::TopRow& r, model::GroupBy by) {
   switch (by) {
@@ -31,8 +27,8 @@ std::string locationOf(const model::TopRow& r, model::GroupBy by) {
       break;
   }
   if (r.file.empty()) return terminalSafe(r.module);
-  if (r.line == 0) return terminalSafe(baseName(r.file));
-  return fmt::format("{}:{}", terminalSafe(baseName(r.file)), r.line);
+  if (r.line == 0) return terminalSafe(model::baseName(r.file));
+  return fmt::format("{}:{}", terminalSafe(model::baseName(r.file)), r.line);
 }
 
 }  // namespace

@@ -8,22 +8,18 @@
 #include "base/terminal_text.hpp"
 #include "model/measure.hpp"
 
+#include "model/module_path.hpp"
 #include "output/text_report.hpp"
 
 namespace strobe::tui {
 namespace {
 
-std::string baseName(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 std::string locationOf(const model::TopRow& r, model::GroupBy by) {
   if (by == model::GroupBy::kModule) return terminalSafe(r.module_path);
   if (by == model::GroupBy::kThread) return {};
   if (r.file.empty()) return terminalSafe(r.module);
-  if (r.line == 0) return terminalSafe(baseName(r.file));
-  return fmt::format("{}:{}", terminalSafe(baseName(r.file)), r.line);
+  if (r.line == 0) return terminalSafe(model::baseName(r.file));
+  return fmt::format("{}:{}", terminalSafe(model::baseName(r.file)), r.line);
 }
 
 }  // namespace

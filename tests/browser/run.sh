@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest entry of the browser test: needs node, /usr/bin/chromium and the npm
 # packages that tests/browser/install.sh (run by `make test`) installs.
-# Usage: run.sh BUILD_DIR [TEST] (TEST: outputs (the default) or viewer)
+# Usage: run.sh BUILD_DIR [TEST] (TEST: outputs (the default), viewer or diff)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [ ! -d "$here/node_modules/playwright-core" ] || [ ! -d "$here/node_modules/speedscope" ]; then

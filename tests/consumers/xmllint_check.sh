@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The flame graph is well-formed XML (xmllint --noout) and the hostile
-# function name of the synthetic recording appears only escaped.
+# The flame graph, and strobe diff's differential one, are well-formed XML
+# (xmllint --noout) and the hostile function name of the synthetic
+# recording appears only escaped.
 # Usage: xmllint_check.sh BUILD_DIR
 set -euo pipefail
 build=$1
@@ -23,4 +24,14 @@ for extra in "" "--per-thread" "--no-inline"; do
 done
 # The script block is the only <script> element.
 test "$(grep -c '<script' "$work/flame.svg")" = 1
-echo "xmllint accepts the flame graph; names are escaped"
+# strobe diff's, against a later run in which the hostile function is gone
+# (drawn from the base).
+"$build/strobe-synth" "$work/changed.db" 3000 --changed
+"$build/strobe" diff "$work/synth.db" "$work/changed.db" -o "$work/diff.svg"
+xmllint --noout "$work/diff.svg"
+if grep -q '<script>alert' "$work/diff.svg"; then
+  echo "FAIL: the hostile name reached the diff SVG unescaped"; exit 1
+fi
+grep -q 'data-name="&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;"' "$work/diff.svg"
+test "$(grep -c '<script' "$work/diff.svg")" = 1
+echo "xmllint accepts the flame graphs; names are escaped"

@@ -25,7 +25,7 @@ void synthMeta(model::Meta& m, std::vector<std::string> command, int32_t pid, ui
 
 }  // namespace
 
-model::Profile synthProfile(size_t samples, bool wide, bool uneven) {
+model::Profile synthProfile(size_t samples, bool wide, bool uneven, uint64_t seed) {
   using namespace strobe::model;
   Profile p;
   Meta& m = p.meta();
@@ -124,6 +124,8 @@ model::Profile synthProfile(size_t samples, bool wide, bool uneven) {
       }
     }
   }
+  // Another seed draws other samples from the same call paths.
+  if (seed != 0) rng ^= seed * 0xD1B54A32D192ED03ULL;
   const uint64_t period = 1'001'001;  // ns at 999 Hz
   uint64_t t = 0;
   for (size_t i = 0; i < samples; ++i) {
@@ -252,6 +254,34 @@ model::Profile synthPhasesProfile(size_t samples, const std::string& source, siz
     p.setThread(t);
     for (size_t i = 0; i <= k; ++i) p.addSample({(k + i) * period, tid, 1, s_cold, period});
   }
+  return p;
+}
+
+model::Profile synthChangedProfile(size_t samples) {
+  model::Profile p = synthProfile(samples, false);
+  const uint64_t half_period = 1'001'001 / 2;
+  // The function of a stack's leaf (its innermost line's), by name.
+  auto leafName = [&](model::StackId s) -> std::string {
+    if (s == model::kNone) return {};
+    const model::Location& loc = p.locations()[p.stacks()[s].location];
+    if (loc.lines.empty()) return {};
+    return p.str(p.functions()[loc.lines.front().function].name);
+  };
+  std::vector<model::Sample> out;
+  size_t hot = 0;
+  size_t helper = 0;
+  for (const model::Sample& s : p.samples()) {
+    const std::string name = leafName(s.stack);
+    if (name == kHostileName) continue;
+    if (name == "synth::helper(int)" && helper++ % 2 == 1) continue;
+    out.push_back(s);
+    if (name == "synth::hot_loop()" && hot++ % 2 == 1) {
+      model::Sample more = s;
+      more.time_ns += half_period;
+      out.push_back(more);
+    }
+  }
+  p.mutableSamples() = std::move(out);
   return p;
 }
 

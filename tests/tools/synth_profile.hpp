@@ -10,8 +10,9 @@
 // 40,000 distinct call paths up to 32 deep that take half of the samples,
 // the first paths far more often (for benchmarks). uneven == true keeps a
 // quarter of main's samples and half of worker-1's, so worker-2, the last
-// thread, is the busiest (shares then differ from the above).
-// Deterministic.
+// thread, is the busiest (shares then differ from the above). A seed other
+// than 0 draws the wide samples differently from the same call paths (two
+// runs of one program, for strobe diff's benchmark). Deterministic.
 #pragma once
 
 #include <cstddef>
@@ -23,7 +24,7 @@ namespace strobe::test {
 
 inline constexpr const char* kHostileName = "<script>alert(1)</script>&\"'";
 
-model::Profile synthProfile(size_t samples, bool wide, bool uneven = false);
+model::Profile synthProfile(size_t samples, bool wide, bool uneven = false, uint64_t seed = 0);
 
 // synthProfile(3000, false), made once: the profile the writers' tests share.
 inline const model::Profile& synth() {
@@ -43,6 +44,13 @@ void addSynthSpans(model::Profile& p);
 // times (half waiting for a lock, half for I/O), so that thread is off CPU
 // from the middle on.
 model::Profile synthOffCpuProfile(size_t samples);
+
+// synthProfile(samples, false) as a later run of the program in which
+// synth::hot_loop() does 50% more work (half its samples doubled),
+// synth::helper(int) half (every other sample gone) and the hostile
+// function none; everything else as before. strobe diff's tests compare it
+// with synthProfile.
+model::Profile synthChangedProfile(size_t samples);
 
 // The 6:3:1 profile of the viewer's tests: one thread, main (tid 2000),
 // sampled every millisecond. The first 60% of the time runs main ->
