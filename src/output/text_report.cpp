@@ -236,6 +236,17 @@ void writeTextReport(const model::Profile& p, const TextOptions& opt, const std:
     const model::TimeSplit split = model::timeSplit(std::span<const model::Sample>(p.samples()));
     fmt::print(out, "recording: {}\n", terminalSafe(source));
     fmt::print(out, "command:   {}\n", formatTarget(m));
+    if (!m.source.empty()) {
+      // Recorded by another profiler (strobe import): by what, and where.
+      fmt::print(out, "source:    {}\n", terminalSafe(m.source));
+      std::string machine = m.hostname;
+      for (const std::string* part : {&m.kernel, &m.cpu}) {
+        if (part->empty()) continue;
+        if (!machine.empty()) machine += ", ";
+        machine += (part == &m.kernel ? "Linux " : "") + *part;
+      }
+      if (!machine.empty()) fmt::print(out, "machine:   {}\n", terminalSafe(machine));
+    }
     if (recording.meta().off_cpu != 0) {
       // Off-CPU time was recorded: the view says which time the table adds.
       const char* what = measure.view == model::View::kWall ? " (CPU + off-CPU, summed per stack)"
