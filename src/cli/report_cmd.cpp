@@ -10,6 +10,7 @@
 #include "base/log.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/recording_input.hpp"
 #include "cli/source_files.hpp"
 #include "model/address_table.hpp"
 #include "model/filter.hpp"
@@ -46,7 +47,8 @@ struct ReportArgs {
   std::string span;
   long long slowest = kNotGiven;
   std::string longer_than;
-  std::string view;  // --view cpu|off-cpu|wall ("": the recording's own)
+  std::string view;   // --view cpu|off-cpu|wall ("": the recording's own)
+  std::string event;  // --event: which of a perf.data's events
 };
 
 Result<model::GroupBy> parseGroupBy(const std::string& by) {
@@ -163,7 +165,12 @@ int runReport(const ReportArgs& a) {
     return kExitUsage;
   }
 
-  auto profile = store::readProfile(a.file);
+  const bool perf_data = isPerfDataInput(a.file);
+  InputOptions input;
+  input.event = a.event;
+  // --by address names addresses function+offset from the kept code ranges.
+  input.keep_code = opt.by == model::GroupBy::kAddress;
+  auto profile = readRecording(a.file, input);
   if (!profile) return fail(profile.error());
   if (profile->meta().incomplete != 0) {
     // Streamed by a strobe record that never finished (killed, or unable to
@@ -178,8 +185,7 @@ int runReport(const ReportArgs& a) {
     if (auto st = symbolizer.symbolize(*profile); !st) logWarning(st.error().describe());
     for (const std::string& w : symbolizer.warnings()) logWarning(w);
   }
-  // --by address names addresses function+offset from the kept code ranges.
-  if (opt.by == model::GroupBy::kAddress) {
+  if (opt.by == model::GroupBy::kAddress && !perf_data) {
     if (auto code = store::readCode(a.file, *profile); !code) {
       logWarning(code.error().describe() + ": rows show functions without offsets",
                  code.error().hint);
@@ -214,7 +220,9 @@ int runReport(const ReportArgs& a) {
 Runner addReportCommand(CLI::App& app) {
   auto args = std::make_shared<ReportArgs>();
   CLI::App* sub = app.add_subcommand("report", "Print a report from a recording");
-  sub->add_option("file", args->file, "The recording")->capture_default_str();
+  sub->add_option("file", args->file,
+                  "The recording: strobe's, or a perf.data (- reads perf record -o - from stdin)")
+      ->capture_default_str();
   sub->add_option("-f,--format", args->format,
                   output::formatList() + " (default: from -o's extension, else text)");
   sub->add_option("-o,--output", args->output, "Write to this file instead of stdout");
@@ -250,6 +258,8 @@ Runner addReportCommand(CLI::App& app) {
   sub->add_option("--view", args->view,
                   "Which time to show: cpu, off-cpu or wall (cpu + off-cpu); default: wall for "
                   "a recording made with --off-cpu, else cpu");
+  sub->add_option("--event", args->event,
+                  "A perf.data's event to show (perf's name, e.g. cycles:u; default: its first)");
   return [args] { return runReport(*args); };
 }
 
