@@ -108,6 +108,13 @@ KernelSymbols kernelSymbols(const RecordedKernel& recorded, const ModuleFiles& f
   const bool same = !recorded.build_id.empty()
                         ? recorded.build_id == running
                         : !recorded.release.empty() && recorded.release == release;
+  // perf record's copy first: a plain file with the recording's own
+  // addresses (reading /proc/kallsyms makes the kernel format it: 0.15 s).
+  const std::string cached = files.kallsyms(recorded.build_id);
+  if (!cached.empty()) {
+    k.path = cached;
+    return k;
+  }
   if (same) {
     k.path = "/proc/kallsyms";
     if (recorded.text == 0) return k;
@@ -121,11 +128,6 @@ KernelSymbols kernelSymbols(const RecordedKernel& recorded, const ModuleFiles& f
       k.path = "/proc/self/fd/" + std::to_string(k.copy.get());
       return k;
     }
-  }
-  const std::string cached = files.kallsyms(recorded.build_id);
-  if (!cached.empty()) {
-    k.path = cached;
-    return k;
   }
   k.path.clear();
   std::string which = recorded.release.empty() ? std::string("its kernel") : recorded.release;

@@ -1,11 +1,10 @@
-// Which kallsyms names the kernel frames of a perf.data recording: this
-// machine's /proc/kallsyms when the recording's kernel is the running one
-// (the same build-id, or without one the same release), relocated when the
-// kernel was loaded elsewhere since (KASLR: another boot), else the copy
-// perf record left in its build-id cache
-// ([kernel.kallsyms]/BUILD-ID/kallsyms, which holds the recording boot's
-// addresses), else none, with a note that says why kernel frames stay
-// unnamed.
+// Which kallsyms names the kernel frames of a perf.data recording: the copy
+// perf record left in its build-id cache ([kernel.kallsyms]/BUILD-ID/kallsyms,
+// which holds the recording boot's addresses), else this machine's
+// /proc/kallsyms when the recording's kernel is the running one (the same
+// build-id, or without one the same release), relocated when the kernel was
+// loaded elsewhere since (KASLR: another boot), else none, with a note that
+// says why kernel frames stay unnamed.
 // Owns: a relocated copy (a memfd) for as long as the KernelSymbols lives.
 // Thread safety: none.
 #pragma once

@@ -199,30 +199,37 @@ std::vector<TopRow> topTable(const Profile& p, std::span<const Sample> samples, 
       sum.samples += 1;
     }
 
-    std::unordered_map<RowKey, TopRow, RowKeyHash> rows;
-    std::vector<RowKey> seen;  // keys already credited for this stack
+    // A row is credited once per stack (recursion repeats it): it
+    // remembers the last stack that credited it, so deep recursive stacks
+    // cost their depth, not its square.
+    struct Credited {
+      TopRow row;
+      size_t stack = SIZE_MAX;
+    };
+    std::unordered_map<RowKey, Credited, RowKeyHash> rows;
+    size_t stack_index = 0;
     for (const auto& [leaf, sum] : per_stack) {
-      seen.clear();
       bool is_leaf = true;
       forEachDisplayFrame(p, leaf, fold_inline, [&](const Frame& f) {
         RowKey key = rowKey(p, by, f);
         auto [it, inserted] = rows.try_emplace(key);
-        TopRow& r = it->second;
+        TopRow& r = it->second.row;
         if (inserted) nameRow(p, by, f, r);
         if (is_leaf) {
           r.self += sum.weight;
           r.self_samples += sum.samples;
         }
         is_leaf = false;
-        if (std::find(seen.begin(), seen.end(), key) == seen.end()) {
-          seen.push_back(key);
+        if (it->second.stack != stack_index) {
+          it->second.stack = stack_index;
           r.total += sum.weight;
           r.total_samples += sum.samples;
         }
       });
+      ++stack_index;
     }
     out.reserve(rows.size());
-    for (auto& [key, row] : rows) out.push_back(std::move(row));
+    for (auto& [key, credited] : rows) out.push_back(std::move(credited.row));
   }
   std::sort(out.begin(), out.end(), [](const TopRow& a, const TopRow& b) {
     if (a.self != b.self) return a.self > b.self;

@@ -4,7 +4,7 @@
 // unprivileged reader) every address reads as 0: hidden() is then true and
 // lookups fail, and callers name such frames "[kernel]".
 //
-// Owns: the sorted symbol list (a few MB for a distribution kernel).
+// Owns: the sorted symbol list and its names (a few MB for a distribution kernel).
 // Thread safety: immutable after parse()/load(); lookups are const and may
 // run concurrently. Not async-signal-safe.
 #pragma once
@@ -26,11 +26,6 @@ inline constexpr std::string_view kHiddenKernelName = "[kernel]";
 
 class Kallsyms {
  public:
-  struct Symbol {
-    uint64_t address = 0;
-    std::string name;  // "name" or "name [module]" for loadable modules
-  };
-
   // Parses the text of /proc/kallsyms; malformed lines are skipped.
   static Kallsyms parse(std::string_view text);
   // Reads /proc/kallsyms (or `path`). kNotFound when it cannot be read.
@@ -51,7 +46,19 @@ class Kallsyms {
   [[nodiscard]] size_t size() const { return symbols_.size(); }
 
  private:
+  static Kallsyms parseOwned(std::string text);
+
+  // A symbol's name is names_[name, name + size): "name", or "name
+  // [module]" for loadable modules. names_ is the file's text itself, its
+  // module names' tabs made spaces (a distribution kernel has 100,000 and
+  // more symbols: no string each).
+  struct Symbol {
+    uint64_t address = 0;
+    uint32_t name = 0;
+    uint32_t size = 0;
+  };
   std::vector<Symbol> symbols_;  // sorted by address
+  std::string names_;
   bool hidden_ = false;
 };
 

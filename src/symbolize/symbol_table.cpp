@@ -31,8 +31,11 @@ size_t leadingUnderscores(std::string_view name) {
   return n;
 }
 
-// Strict weak order: by address, then the preferred alias first.
+// Strict weak order: by address, then the preferred alias first. The
+// address alone decides most comparisons: the rest of the key (scans of
+// long C++ names) only for aliases.
 bool preferred(const RawSymbol& a, const RawSymbol& b) {
+  if (a.value != b.value) return a.value < b.value;
   auto key = [](const RawSymbol& s) {
     return std::make_tuple(s.value, bindingRank(s.binding), s.hidden_version, s.size == 0,
                            leadingUnderscores(s.name), s.name);
@@ -49,6 +52,7 @@ bool nonDefaultVersion(std::string_view name) {
 
 // AliasPreference::kPublic's order.
 bool publicFirst(const RawSymbol& a, const RawSymbol& b) {
+  if (a.value != b.value) return a.value < b.value;
   auto key = [](const RawSymbol& s) {
     const bool internal = s.binding == STB_LOCAL || s.hidden_version || nonDefaultVersion(s.name);
     return std::make_tuple(s.value, internal, leadingUnderscores(s.name),
