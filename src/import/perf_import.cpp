@@ -263,7 +263,7 @@ Result<ImportOutcome> Importer::run() {
   }
   converter_->finish(last_time_);
   finishMeta(out);
-  symbolize(out);
+  if (options_.symbolize) symbolize(out);
   return out;
 }
 
@@ -273,9 +273,14 @@ Result<ImportOutcome> importPerfData(const std::string& path, const ImportOption
                                      model::Profile& out) {
   auto reader = perfdata::Reader::open(path);
   if (!reader) return reader.takeError();
+  return importPerfData(**reader, options, out);
+}
+
+Result<ImportOutcome> importPerfData(perfdata::Reader& reader, const ImportOptions& options,
+                                     model::Profile& out) {
   ImportOptions opt = options;
   if (opt.build_id_dir.empty()) opt.build_id_dir = defaultBuildIdDir();
-  Importer importer(**reader, opt, out);
+  Importer importer(reader, opt, out);
   return importer.run();
 }
 

@@ -33,6 +33,9 @@ struct ImportOptions {
   bool keep_code = false;    // keep the code of sampled functions (annotate, a stored recording)
   std::string build_id_dir;  // perf's build-id cache; "": defaultBuildIdDir()
   std::string perf_map_dir = "/tmp";
+  // false: the Profile as converted, its frames unnamed and its JIT code
+  // not looked for (the fuzz target: no files but the perf.data read).
+  bool symbolize = true;
 };
 
 struct ImportOutcome {
@@ -49,6 +52,9 @@ struct ImportOutcome {
 // unreadable header), kUnsupported (the other byte order), kUsage (no
 // such --event).
 Result<ImportOutcome> importPerfData(const std::string& path, const ImportOptions& options,
+                                     model::Profile& out);
+// The same from a Reader already open (a stream, a memory file).
+Result<ImportOutcome> importPerfData(perfdata::Reader& reader, const ImportOptions& options,
                                      model::Profile& out);
 
 }  // namespace strobe::import
