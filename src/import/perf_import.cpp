@@ -189,12 +189,7 @@ void Importer::finishMeta(ImportOutcome& out) {
   for (model::Sample& sample : profile_.mutableSamples()) sample.time_ns -= first;
   m.start_monotonic_ns = first;
   m.duration_ns = last_time_ > first ? last_time_ - first : 0;
-  if (f.has_clock_data && f.clock_ns != 0) {
-    m.start_realtime_ns = f.wall_clock_ns - f.clock_ns + first;
-  } else if (reader_.modifiedNs() != 0) {
-    // perf record wrote the file last when the recording ended.
-    m.start_realtime_ns = reader_.modifiedNs() - std::min(reader_.modifiedNs(), m.duration_ns);
-  }
+  m.start_realtime_ns = startRealtime(f, first, m.duration_ns, reader_.modifiedNs());
   m.lost_samples = s.lost;
   m.throttle_events = s.throttled;
   m.throttled_ns = s.throttled_ns;
@@ -239,7 +234,25 @@ void Importer::symbolize(ImportOutcome& out) {
     }
   }
   if (auto st = symbolizer.symbolize(profile_); !st) out.warnings.push_back(st.error().describe());
-  for (const std::string& w : symbolizer.warnings()) out.warnings.push_back(w);
+  // A file that is neither where it was recorded nor in the build-id cache
+  // is said so, in place of the symbolizer's "cannot open".
+  std::vector<std::string> missing;
+  for (const ModuleFiles::Missing& m : files_.missing()) {
+    missing.push_back("cannot symbolize " + m.path);
+    std::string why = m.changed ? "the file there has changed since it was recorded"
+                                : "it is not on this machine";
+    out.warnings.push_back(missing.back() +
+                           (m.build_id.empty() ? "" : " (build-id " + m.build_id + ")") + ": " +
+                           why + ", and perf's build-id cache" +
+                           (files_.dir().empty() ? std::string() : " (" + files_.dir() + ")") +
+                           " has no copy of it: its frames are unnamed (module+offset)");
+  }
+  for (const std::string& w : symbolizer.warnings()) {
+    const bool said = std::any_of(missing.begin(), missing.end(), [&](const std::string& m) {
+      return w.compare(0, m.size() + 1, m + ":") == 0;
+    });
+    if (!said) out.warnings.push_back(w);
+  }
   if (options_.keep_code) symbolizer.keepCode(profile_);
 }
 

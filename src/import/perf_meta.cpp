@@ -92,6 +92,14 @@ std::string strobeEventName(const perfdata::EventList& events, size_t index) {
   return events.displayName(index);
 }
 
+uint64_t startRealtime(const perfdata::Features& f, uint64_t first, uint64_t duration_ns,
+                       uint64_t file_mtime_ns) {
+  if (f.has_clock_data && f.clock_ns != 0 && f.wall_clock_ns >= f.clock_ns) {
+    return f.wall_clock_ns - f.clock_ns + first;
+  }
+  return file_mtime_ns - std::min(file_mtime_ns, duration_ns);
+}
+
 void fillMeta(const perfdata::Features& f, const perfdata::EventList& events, size_t index,
               model::Meta& m) {
   const perf_event_attr& a = events.events()[index].attr;

@@ -27,6 +27,13 @@ PerfTarget perfTarget(const std::vector<std::string>& cmdline);
 // own (with its modifiers, "cycles:u") for one strobe does not know.
 std::string strobeEventName(const perfdata::EventList& events, size_t index);
 
+// The wall-clock time of the first sample (time `first` of the sample
+// clock): from HEADER_CLOCK_DATA when perf wrote it (perf record -k), else
+// the file's modification time (perf record's end) less the duration; 0
+// when neither is known.
+uint64_t startRealtime(const perfdata::Features& f, uint64_t first, uint64_t duration_ns,
+                       uint64_t file_mtime_ns);
+
 // Fills the meta the header gives for event `index` (not the times, counts
 // and the stats of reading).
 void fillMeta(const perfdata::Features& f, const perfdata::EventList& events, size_t index,

@@ -255,9 +255,10 @@ void Reader::warn(std::string w) {
   warnings_.push_back(name_ + ": " + std::move(w));
 }
 
-void Reader::read(const Sink& sink) {
+void Reader::read(const Sink& sink, bool in_order) {
   ByteStream stream(fd_.get(), seekable_, data_offset_, seekable_ ? data_end_ : UINT64_MAX);
   State st;
+  if (!in_order) st.ordered = false;
   st.stream = &stream;
   st.sink = &sink;
   const uint64_t start = stream.offset();

@@ -79,8 +79,9 @@ class Reader {
   [[nodiscard]] uint64_t fileSize() const { return file_size_; }
   [[nodiscard]] uint64_t modifiedNs() const { return mtime_ns_; }
 
-  // Streams the data to `sink`; once.
-  void read(const Sink& sink);
+  // Streams the data to `sink`; once. in_order false: as the file has them
+  // (counting, without the memory the ordering takes).
+  void read(const Sink& sink, bool in_order = true);
 
   [[nodiscard]] const std::vector<std::string>& warnings() const { return warnings_; }
   [[nodiscard]] bool cutShort() const { return cut_short_; }
