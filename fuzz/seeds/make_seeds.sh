@@ -81,8 +81,10 @@ else
 fi
 # perf.data files: ~30 ms of a loop under perf record in each form strobe
 # reads (-g, --call-graph dwarf with a small stack copy, -z, a pipe, two
-# events), with perf's build-id cache kept out of ~/.debug.
-if command -v perf >/dev/null && perf record -q -o "$tmp/probe.data" -- true 2>/dev/null; then
+# events), with perf's build-id cache kept out of ~/.debug. The build-ids come
+# with the MMAP2 records (--buildid-mmap): perf 6.1 on kernel 6.18 often
+# aborts when it collects them at the end of a run.
+if command -v perf >/dev/null && perf record -q -B -o "$tmp/probe.data" -- true 2>/dev/null; then
   cat >"$tmp/spin.c" <<'SPIN'
 int main(void) {
   volatile unsigned long x = 0;
@@ -96,14 +98,15 @@ SPIN
   rec() {  # NAME PERF-RECORD-OPTIONS...
     local name=$1
     shift
-    HOME=$tmp perf record -q -F 999 "$@" -o "$corpus/perfdata/seed-$name" -- "$tmp/spin" \
-      2>/dev/null
+    HOME=$tmp perf record -q --buildid-mmap -F 999 "$@" -o "$corpus/perfdata/seed-$name" -- \
+      "$tmp/spin" 2>/dev/null
   }
   rec fp -g
   rec dwarf --call-graph dwarf,256
   rec zstd -g -z
   rec two_events -e cpu-clock,task-clock
-  HOME=$tmp perf record -q -F 999 -g -o - -- "$tmp/spin" >"$corpus/perfdata/seed-pipe" 2>/dev/null
+  HOME=$tmp perf record -q -B -F 999 -g -o - -- "$tmp/spin" >"$corpus/perfdata/seed-pipe" \
+    2>/dev/null
 else
   echo "perf record does not run here: the perf.data seeds are left as they are" >&2
 fi

@@ -130,7 +130,11 @@ KernelSymbols kernelSymbols(const RecordedKernel& recorded, const ModuleFiles& f
     }
   }
   k.path.clear();
-  std::string which = recorded.release.empty() ? std::string("its kernel") : recorded.release;
+  if (recorded.release.empty() && recorded.build_id.empty()) {
+    k.note = "kernel frames are unnamed: the recording does not say which kernel it ran on";
+    return k;
+  }
+  std::string which = recorded.release.empty() ? std::string("release unknown") : recorded.release;
   if (!recorded.build_id.empty()) which += ", build-id " + recorded.build_id;
   if (same) {
     k.note = "kernel frames are unnamed: this kernel (" + which +

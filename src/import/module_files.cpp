@@ -65,7 +65,8 @@ const std::string& ModuleFiles::locate(const std::string& path, const std::strin
   }
   if (!model::isFileBacked(path)) return a.file;
   if (build_id.empty()) {
-    a.file = path;
+    // Nothing to check it by, nothing to look it up by.
+    if (isFile(path)) a.file = path;
     return a.file;
   }
   if (auto f = symbolize::ElfFile::open(path); f.ok()) {

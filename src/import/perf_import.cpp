@@ -144,6 +144,8 @@ void Importer::onMmap(const perf::Mmap2Record& m, const perf_event_header& h) {
     if (m.filename.substr(0, kKernel.size()) == kKernel && m.filename.size() > kKernel.size()) {
       kernel_.text = m.pgoff;
       kernel_.text_symbol = std::string(m.filename.substr(kKernel.size()));
+      // perf record --buildid-mmap: the kernel's build-id comes with it.
+      if (kernel_.build_id.empty()) kernel_.build_id = buildIdOf(m);
     }
     return;  // kernel frames are named by address (kallsyms)
   }
@@ -241,11 +243,12 @@ void Importer::symbolize(ImportOutcome& out) {
     missing.push_back("cannot symbolize " + m.path);
     std::string why = m.changed ? "the file there has changed since it was recorded"
                                 : "it is not on this machine";
-    out.warnings.push_back(missing.back() +
-                           (m.build_id.empty() ? "" : " (build-id " + m.build_id + ")") + ": " +
-                           why + ", and perf's build-id cache" +
-                           (files_.dir().empty() ? std::string() : " (" + files_.dir() + ")") +
-                           " has no copy of it: its frames are unnamed (module+offset)");
+    out.warnings.push_back(
+        missing.back() + (m.build_id.empty() ? "" : " (build-id " + m.build_id + ")") + ": " + why +
+        ", and perf's build-id cache" +
+        (files_.dir().empty() ? std::string() : " (" + files_.dir() + ")") +
+        (m.build_id.empty() ? " cannot be searched without its build-id" : " has no copy of it") +
+        ": its frames are unnamed (module+offset)");
   }
   for (const std::string& w : symbolizer.warnings()) {
     const bool said = std::any_of(missing.begin(), missing.end(), [&](const std::string& m) {
