@@ -1,6 +1,7 @@
 #include "symbolize/kallsyms.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,20 +16,20 @@
 namespace strobe::symbolize {
 
 Kallsyms Kallsyms::parse(std::string_view text) {
-  return parseOwned(std::string(text));
+  Kallsyms k;
+  k.owned_.assign(text);
+  parseText(k, k.owned_.data(), k.owned_.size());
+  return k;
 }
 
-Kallsyms Kallsyms::parseOwned(std::string text) {
-  Kallsyms k;
+void Kallsyms::parseText(Kallsyms& k, const char* base, size_t size) {
   // Names stay where they are in the text; a module's symbol, "name\t[module]"
-  // in the text, is named "name [module]" (tab to space) in place.
-  k.names_ = std::move(text);
-  char* base = k.names_.data();
-  const size_t size = k.names_.size();
-  if (size > UINT32_MAX) return k;
+  // in the text, is named "name [module]", a copy in composed_.
+  if (size > kComposed) return;
+  k.symbols_.reserve(size / 40);  // a line is about 40 bytes; most name code
   size_t listed = 0;
   for (size_t at = 0; at < size;) {
-    char* line = base + at;
+    const char* line = base + at;
     const auto* nl = static_cast<const char*>(std::memchr(line, '\n', size - at));
     const size_t len = nl != nullptr ? static_cast<size_t>(nl - line) : size - at;
     const size_t line_at = at;
@@ -45,12 +46,21 @@ Kallsyms Kallsyms::parseOwned(std::string text) {
     ++listed;
     if (type != 't' && type != 'T' && type != 'w' && type != 'W') continue;
     if (addr == 0 || sp1 + 3 == len) continue;
-    char* name = line + sp1 + 3;
-    auto* tab = static_cast<char*>(std::memchr(name, '\t', len - sp1 - 3));
+    const char* name = line + sp1 + 3;
+    const size_t name_len = len - sp1 - 3;
+    const auto* tab = static_cast<const char*>(std::memchr(name, '\t', name_len));
     if (tab == name) continue;  // no name before the module
-    if (tab != nullptr) *tab = ' ';
-    k.symbols_.push_back(Symbol{addr, static_cast<uint32_t>(line_at + sp1 + 3),
-                                static_cast<uint32_t>(len - sp1 - 3)});
+    if (tab == nullptr) {
+      k.symbols_.push_back(
+          Symbol{addr, static_cast<uint32_t>(line_at + sp1 + 3), static_cast<uint32_t>(name_len)});
+      continue;
+    }
+    // "name [module]", written out beside the text.
+    if (k.composed_.size() + name_len > UINT32_MAX) continue;
+    const auto at_composed = static_cast<uint32_t>(k.composed_.size());
+    k.composed_.append(name, name_len);
+    k.composed_[at_composed + static_cast<size_t>(tab - name)] = ' ';
+    k.symbols_.push_back(Symbol{addr, at_composed, static_cast<uint32_t>(name_len) | kComposed});
   }
   k.hidden_ = listed > 0 && k.symbols_.empty();
   auto by_address = [](const Symbol& a, const Symbol& b) { return a.address < b.address; };
@@ -58,32 +68,36 @@ Kallsyms Kallsyms::parseOwned(std::string text) {
   if (!std::is_sorted(k.symbols_.begin(), k.symbols_.end(), by_address)) {
     std::stable_sort(k.symbols_.begin(), k.symbols_.end(), by_address);
   }
-  return k;
 }
 
 Result<Kallsyms> Kallsyms::load(const std::string& path) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return systemError("cannot open " + path, {}, ErrorKind::kNotFound);
-  // Read into one buffer: a copy in a file says its size (/proc's says 0).
+  Kallsyms k;
+  // A copy in a file (perf's build-id cache) is mapped: its text is the
+  // page cache's, not a copy.
   struct stat st {};
-  size_t capacity = 1 << 20;
-  if (::fstat(fd.get(), &st) == 0 && st.st_size > 0) capacity = static_cast<size_t>(st.st_size) + 1;
-  std::unique_ptr<char[]> buf(new char[capacity]);
-  size_t used = 0;
-  for (;;) {
-    if (used == capacity) {
-      std::unique_ptr<char[]> bigger(new char[capacity * 2]);
-      std::memcpy(bigger.get(), buf.get(), used);
-      buf = std::move(bigger);
-      capacity *= 2;
+  if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    const auto size = static_cast<size_t>(st.st_size);
+    // Populated at once: one call in place of a page fault per 64 KiB.
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd.get(), 0);
+    if (p != MAP_FAILED) {
+      k.mapped_ = Mmap(p, size);
+      parseText(k, static_cast<const char*>(p), size);
+      return k;
     }
-    const ssize_t n = ::read(fd.get(), buf.get() + used, capacity - used);
+  }
+  // /proc/kallsyms says its size is 0: read it.
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return systemError("cannot read " + path);
     if (n == 0) break;
-    used += static_cast<size_t>(n);
+    k.owned_.append(buf, static_cast<size_t>(n));
   }
-  return parseOwned(std::string(buf.get(), used));
+  parseText(k, k.owned_.data(), k.owned_.size());
+  return k;
 }
 
 std::optional<std::string_view> Kallsyms::lookup(uint64_t address) const {
@@ -91,7 +105,10 @@ std::optional<std::string_view> Kallsyms::lookup(uint64_t address) const {
                              [](uint64_t a, const Symbol& s) { return a < s.address; });
   if (it == symbols_.begin()) return std::nullopt;
   --it;
-  return std::string_view(names_).substr(it->name, it->size);
+  if ((it->size & kComposed) != 0) {
+    return std::string_view(composed_).substr(it->name, it->size & ~kComposed);
+  }
+  return text().substr(it->name, it->size);
 }
 
 std::optional<Kallsyms::Range> Kallsyms::range(uint64_t address) const {

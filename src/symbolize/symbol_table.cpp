@@ -91,6 +91,7 @@ void readTable(Elf* elf, Elf_Scn* scn, const GElf_Shdr& sh, Elf_Data* versyms,
   size_t entsize = ::gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
   if (data == nullptr || entsize == 0) return;
   size_t count = data->d_size / entsize;
+  out.reserve(out.size() + count);      // most are functions: no growth copies of 48-byte entries
   for (size_t i = 1; i < count; ++i) {  // entry 0 is the null symbol
     GElf_Sym sym;
     if (::gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
@@ -138,6 +139,10 @@ SymbolTable SymbolTable::build(std::vector<RawSymbol> raw, AliasPreference prefe
   std::sort(raw.begin(), raw.end(),
             preference == AliasPreference::kPublic ? publicFirst : preferred);
   SymbolTable t;
+  size_t name_bytes = 0;
+  for (const RawSymbol& r : raw) name_bytes += r.name.size();
+  t.entries_.reserve(raw.size());
+  t.names_.reserve(name_bytes);  // an upper bound: aliases' names are left out
   for (size_t i = 0; i < raw.size();) {
     const RawSymbol& best = raw[i];
     uint64_t size = best.size;
