@@ -97,10 +97,12 @@ Ran PerfDataTest::record(const std::string& name, const std::vector<std::string>
   return perf(args);
 }
 
-Shares PerfDataTest::perfShares(const std::string& data,
-                                const std::vector<std::string>& args) const {
-  std::vector<std::string> argv = {"report",        "-i",     data,  "--stdio", "-q",
-                                   "--no-children", "--sort", "sym", "-g",      "none"};
+Shares PerfDataTest::perfShares(const std::string& data, const std::vector<std::string>& args,
+                                const std::string& event) const {
+  // Without -q when one event's table is wanted: its header names the event.
+  std::vector<std::string> argv = {"report", "-i",  data, "--stdio", "--no-children",
+                                   "--sort", "sym", "-g", "none"};
+  if (event.empty()) argv.push_back("-q");
   argv.insert(argv.end(), args.begin(), args.end());
   Ran r = perf(argv);
   EXPECT_EQ(r.status, 0) << r.err;
@@ -108,10 +110,17 @@ Shares PerfDataTest::perfShares(const std::string& data,
   static const std::regex kRow(R"(^\s*([0-9.]+)%\s+\[[^\]]+\]\s+(.*?)\s*$)");
   Shares s;
   double sum = 0;
+  static const std::regex kEventHeader(R"(^# Samples: .* of event '([^']*)'.*$)");
+  bool in_event = event.empty();
   std::istringstream in(r.out);
   for (std::string line; std::getline(in, line);) {
     std::smatch m;
-    if (!std::regex_match(line, m, kRow)) continue;
+    if (!event.empty() && std::regex_match(line, m, kEventHeader)) {
+      const std::string name = m[1];
+      in_event = name == event || name.substr(0, name.find(':')) == event;
+      continue;
+    }
+    if (!in_event || !std::regex_match(line, m, kRow)) continue;
     const double pct = std::stod(m[1]);
     s[withoutParameters(m[2])] += pct;
     sum += pct;

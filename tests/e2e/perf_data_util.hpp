@@ -37,7 +37,9 @@ class PerfDataTest : public ::testing::Test {
   // perf report --no-children --sort sym -g none of `data` (plus `args`),
   // each symbol's share of what the report covers (entries of one name
   // added up, and scaled to 100% when `args` filter, e.g. --comms).
-  Shares perfShares(const std::string& data, const std::vector<std::string>& args = {}) const;
+  // With `event`: that event's table only (perf report prints one per event).
+  Shares perfShares(const std::string& data, const std::vector<std::string>& args = {},
+                    const std::string& event = {}) const;
   // strobe report FILE --format csv --no-inline --top 0 (plus `args`).
   Shares strobeShares(const std::string& file, const std::vector<std::string>& args = {}) const;
   // How complete `file`'s stacks are (strobe report --format folded).
