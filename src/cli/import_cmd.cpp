@@ -76,8 +76,10 @@ Runner addImportCommand(CLI::App& app) {
                   "Which of its events (perf's name, e.g. cycles:u; default: its first)");
   sub->footer(std::string("Examples: strobe import perf.data -o app.db\n"
                           "          perf record -g -o - -- ./app | strobe import - -o app.db\n"
-                          "Files are found by build-id: at their recorded path, else in perf's\n"
-                          "build-id cache ($PERF_BUILDID_DIR, else ~/.debug).\n") +
+                          "Environment: PERF_BUILDID_DIR (perf's build-id cache, where the\n"
+                          "files a perf.data names are looked for by build-id when they are not\n"
+                          "at their recorded path; default ~/.debug), DEBUGINFOD_URLS (fetch\n"
+                          "missing debug files from these debuginfod servers; off when unset).\n") +
               kExitCodesHelp);
   return [args] { return runImport(*args); };
 }
