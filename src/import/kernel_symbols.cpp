@@ -10,28 +10,16 @@
 #include <fstream>
 #include <sstream>
 
-#include "base/byte_reader.hpp"
+#include "record/proc.hpp"
 
 namespace strobe::import {
 namespace {
-
-constexpr uint32_t kNoteGnuBuildId = 3;
 
 std::string readWhole(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-std::string hex(const uint8_t* p, size_t n) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s;
-  for (size_t i = 0; i < n; ++i) {
-    s += kDigits[p[i] >> 4];
-    s += kDigits[p[i] & 15];
-  }
-  return s;
 }
 
 // The address of `symbol` in kallsyms text (0 when absent or hidden).
@@ -82,22 +70,7 @@ Fd relocated(const std::string& text, uint64_t delta) {
 
 std::string runningKernelBuildId() {
   const std::string notes = readWhole("/sys/kernel/notes");
-  ByteReader r(notes.data(), notes.size());
-  while (r.remaining() >= 12) {
-    uint32_t namesz = 0, descsz = 0, type = 0;
-    (void)r.read(namesz);
-    (void)r.read(descsz);
-    (void)r.read(type);
-    const size_t name_pad = (size_t{namesz} + 3) & ~size_t{3};
-    const size_t desc_pad = (size_t{descsz} + 3) & ~size_t{3};
-    const uint8_t* name = nullptr;
-    const uint8_t* desc = nullptr;
-    if (!r.bytes(name_pad, name) || !r.bytes(desc_pad, desc)) break;
-    if (type == kNoteGnuBuildId && namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
-      return hex(desc, descsz);
-    }
-  }
-  return {};
+  return record::buildIdInNotes(reinterpret_cast<const uint8_t*>(notes.data()), notes.size());
 }
 
 KernelSymbols kernelSymbols(const RecordedKernel& recorded, const ModuleFiles& files) {

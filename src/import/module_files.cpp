@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "model/module_path.hpp"
-#include "symbolize/elf_file.hpp"
+#include "record/proc.hpp"
 #include "symbolize/kallsyms.hpp"
 
 namespace strobe::import {
@@ -69,8 +69,8 @@ const std::string& ModuleFiles::locate(const std::string& path, const std::strin
     if (isFile(path)) a.file = path;
     return a.file;
   }
-  if (auto f = symbolize::ElfFile::open(path); f.ok()) {
-    if (f->buildId() == build_id) {
+  if (isFile(path)) {
+    if (record::readBuildId(path) == build_id) {
       a.file = path;
       return a.file;
     }

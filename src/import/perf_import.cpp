@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <variant>
 
+#include "base/hex.hpp"
 #include "import/kernel_symbols.hpp"
 #include "import/module_files.hpp"
 #include "import/perf_meta.hpp"
@@ -124,15 +125,7 @@ Status Importer::setUp() {
 }
 
 std::string Importer::buildIdOf(const perf::Mmap2Record& m) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  if (m.build_id_size > 0) {
-    std::string s;
-    for (size_t i = 0; i < m.build_id_size; ++i) {
-      s += kDigits[m.build_id[i] >> 4];
-      s += kDigits[m.build_id[i] & 15];
-    }
-    return s;
-  }
+  if (m.build_id_size > 0) return hexString(m.build_id, m.build_id_size);
   auto it = build_ids_.find(std::string(m.filename));
   return it != build_ids_.end() ? it->second : std::string();
 }

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "base/byte_reader.hpp"
+#include "base/hex.hpp"
 #include "perfdata/format.hpp"
 
 namespace strobe::perfdata {
@@ -35,17 +36,6 @@ bool readStringList(ByteReader& r, std::vector<std::string>& out) {
     out.push_back(std::move(s));
   }
   return true;
-}
-
-std::string hex(const uint8_t* bytes, size_t n) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s;
-  s.reserve(n * 2);
-  for (size_t i = 0; i < n; ++i) {
-    s += kDigits[bytes[i] >> 4];
-    s += kDigits[bytes[i] & 15];
-  }
-  return s;
 }
 
 Status parseEventDesc(ByteReader& r, EventList& events) {
@@ -123,7 +113,7 @@ Status parseBuildIds(const uint8_t* bytes, size_t size, std::vector<BuildIdEntry
     (void)r.cstring(h.size - kBuildIdEntryFixed, path);
     size_t n = 20;
     if ((h.misc & kBuildIdSizeMisc) != 0 && id[20] <= 20) n = id[20];
-    e.build_id = hex(id, n);
+    e.build_id = hexString(id, n);
     e.path.assign(path);
     const uint16_t mode = h.misc & PERF_RECORD_MISC_CPUMODE_MASK;
     e.kernel = mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL;

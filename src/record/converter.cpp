@@ -4,6 +4,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "base/hex.hpp"
 #include "model/aggregate.hpp"
 #include "model/measure.hpp"
 #include "model/module_path.hpp"
@@ -11,17 +12,6 @@
 
 namespace strobe::record {
 namespace {
-
-std::string hex(const uint8_t* bytes, size_t n) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s;
-  s.reserve(n * 2);
-  for (size_t i = 0; i < n; ++i) {
-    s += kDigits[bytes[i] >> 4];
-    s += kDigits[bytes[i] & 15];
-  }
-  return s;
-}
 
 // The unwinder's view of one process: mappings give model module ids and
 // file offsets; a module's file is its kept copy, else its path in the model.
@@ -213,7 +203,8 @@ void Converter::nameThread(int32_t pid, int32_t tid, const std::string& name) {
 }
 
 void Converter::onMmap(const perf::Mmap2Record& r) {
-  std::string build_id = r.build_id_size > 0 ? hex(r.build_id, r.build_id_size) : std::string();
+  std::string build_id =
+      r.build_id_size > 0 ? hexString(r.build_id, r.build_id_size) : std::string();
   addMapping(static_cast<int32_t>(r.pid), r.addr, r.addr + r.len, r.pgoff, std::string(r.filename),
              build_id);
 }
