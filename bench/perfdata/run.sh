@@ -27,10 +27,19 @@ mkdir -p "$HOME"
 cd "$out"
 
 record() {  # NAME CALL-GRAPH-OPTIONS...
-  local name=$1
+  local name=$1 try
   shift
-  perf record -q -F 999 "$@" -o "$name.data" -- g++ -O2 -c "$here/gcc_input.cpp" -o /dev/null \
-    2>/dev/null
+  # perf 6.1 on newer kernels at times aborts while it collects the
+  # build-ids at the end (a stack overflow in its build-id code; for
+  # minutes, then not): try again.
+  for try in $(seq 10); do
+    if perf record -q -F 999 "$@" -o "$name.data" -- g++ -O2 -c "$here/gcc_input.cpp" \
+      -o /dev/null 2>/dev/null; then
+      break
+    fi
+    [ "$try" != 10 ] || { echo "perf record failed 10 times" >&2; exit 1; }
+    sleep 5
+  done
   local samples
   samples=$(perf report -i "$name.data" --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}')
   echo "$name.data: $(du -h "$name.data" | cut -f1), $samples samples" >&2

@@ -1,7 +1,8 @@
 // Converter: the one place where raw perf records become the model. It
 // follows each process's address space (MMAP2, exec COMM, FORK), names
 // threads (COMM, FORK), and turns each SAMPLE's callchain into an interned
-// stack of locations (module + file offset). Shared by `record` and `top`.
+// stack of locations (module + file offset). Shared by `record`, `top` and
+// `strobe import` (records read from a perf.data).
 //
 // With unwinding enabled (-g dwarf / auto), a SAMPLE carrying user registers
 // and a stack copy is unwound here, as the recorder drains, with the
