@@ -99,13 +99,14 @@ void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* o
   if (opt.by == model::GroupBy::kAddress) return writeAddressTable(p, opt, out);
   const model::Totals t = model::totals(p);
   std::vector<model::TopRow> rows = model::topTable(p, opt.by, opt.no_inline);
-  for (model::TopRow& r : rows) r.function = terminalSafe(r.function);
   if (opt.threshold_pct > 0) {
     std::erase_if(rows, [&](const model::TopRow& r) {
       return sharePct(r.total, t.weight) < opt.threshold_pct;
     });
   }
   if (rows.size() > opt.top) rows.resize(opt.top);
+  // Only the rows shown (a profile may have tens of thousands).
+  for (model::TopRow& r : rows) r.function = terminalSafe(r.function);
 
   const char* heading = "FUNCTION";
   if (opt.by == model::GroupBy::kFile) heading = "FILE";
