@@ -14,6 +14,13 @@ uint64_t u64At(const uint8_t* p) {
   return v;
 }
 
+// The record's type (the bytes may sit at any alignment in a file's stream).
+uint32_t typeOf(const uint8_t* record) {
+  uint32_t type = 0;
+  std::memcpy(&type, record + offsetof(perf_event_header, type), sizeof type);
+  return type;
+}
+
 int bit(uint64_t sample_type, uint64_t flag) {
   return (sample_type & flag) != 0 ? 1 : 0;
 }
@@ -65,9 +72,8 @@ void EventList::positions() {
 
 uint32_t EventList::eventOf(const uint8_t* record, size_t size) const {
   if (events_.size() <= 1 || size < sizeof(perf_event_header)) return 0;
-  const auto* h = reinterpret_cast<const perf_event_header*>(record);
   size_t at = 0;
-  if (h->type == PERF_RECORD_SAMPLE) {
+  if (typeOf(record) == PERF_RECORD_SAMPLE) {
     if (id_pos_ < 0) return 0;
     at = sizeof(perf_event_header) + 8 * static_cast<size_t>(id_pos_);
   } else {
@@ -86,9 +92,8 @@ uint64_t EventList::timeOf(uint32_t event, const uint8_t* record, size_t size) c
   const perf_event_attr& a = events_[event].attr;
   const uint64_t t = a.sample_type;
   if ((t & PERF_SAMPLE_TIME) == 0) return 0;
-  const auto* h = reinterpret_cast<const perf_event_header*>(record);
   size_t at = 0;
-  if (h->type == PERF_RECORD_SAMPLE) {
+  if (typeOf(record) == PERF_RECORD_SAMPLE) {
     at = sizeof(perf_event_header) +
          8 * static_cast<size_t>(bit(t, PERF_SAMPLE_IDENTIFIER) + bit(t, PERF_SAMPLE_IP) +
                                  bit(t, PERF_SAMPLE_TID));

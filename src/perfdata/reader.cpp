@@ -364,7 +364,7 @@ void Reader::handle(State& st, const uint8_t* bytes, size_t size, int depth) {
         return;
       }
       std::vector<uint64_t> ids((size - sizeof h - attr_size) / 8);
-      std::memcpy(ids.data(), bytes + sizeof h + attr_size, ids.size() * 8);
+      if (!ids.empty()) std::memcpy(ids.data(), bytes + sizeof h + attr_size, ids.size() * 8);
       size_t index = 0;
       (void)events_.add(bytes + sizeof h, attr_size, std::move(ids), index);
       return;

@@ -241,6 +241,29 @@ TEST(PerfDataReader, ACutOffFileKeepsWhatCameBeforeAndSaysWhere) {
       << all;
 }
 
+TEST(PerfDataReader, RecordsAfterAnOddSizedOneAreRead) {
+  // A record of 12 bytes (perf's own are multiples of 8; a file is not
+  // bound to be) leaves the next ones misaligned in the stream.
+  PerfDataBuilder b = oneEvent();
+  b.addRecord(sample(1));
+  std::vector<uint8_t> odd = {99, 0, 0, 0, 0, 0, 12, 0, 1, 2, 3, 4};
+  b.addBytes(odd);
+  b.addRecord(sample(2));
+  b.addRecord(comm(3, "app"));
+  for (bool in_order : {true, false}) {
+    auto r = openBytes(b.file());
+    ASSERT_TRUE(r.ok());
+    std::vector<uint64_t> seen;
+    (*r)->read(
+        [&](const RecordView& v) {
+          EXPECT_EQ(reinterpret_cast<uintptr_t>(v.bytes) % 8, 0u);
+          seen.push_back(v.time);
+        },
+        in_order);
+    EXPECT_EQ(seen, (std::vector<uint64_t>{1, 2, 3})) << "in order " << in_order;
+  }
+}
+
 TEST(PerfDataReader, ACorruptRecordHeaderStopsTheReadingThere) {
   PerfDataBuilder b = oneEvent();
   b.addRecord(sample(1));
