@@ -70,7 +70,7 @@ include=$work/include.h2m
     section_md "$heading" | to_roff
   fi
   printf '[SEE ALSO]\n'
-  for page in strobe strobe-record strobe-report strobe-top strobe-agent libstrobe; do
+  for page in strobe strobe-record strobe-report strobe-top strobe-import strobe-agent libstrobe; do
     [ "$page" = "$name" ] && continue
     sec=1
     [ "$page" = libstrobe ] && sec=3

@@ -3,8 +3,9 @@
 # renew them): small ELF files from tiny.cpp built by GCC and Clang in
 # several forms, their DWARF and CFI sections cut out for the section
 # targets, perf records and texts written by make_seeds.py, and a small
-# recording of a fixture (from a build of strobe: BUILD, default build/).
-# Needs gcc, clang, objcopy, python3.
+# recording of a fixture (from a build of strobe: BUILD, default build/),
+# and small perf.data files (perf record).
+# Needs gcc, clang, objcopy, python3 (and perf for the perf.data seeds).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -77,5 +78,36 @@ if [ -x "$build/strobe" ] && [ -x "$build/tests/fixtures/fixture_shares" ]; then
   python3 "$here/make_seeds.py" recording "$tmp/rec.db" "$corpus/recording/seed-shares"
 else
   echo "no $build/strobe: the recording seed is left as it is" >&2
+fi
+# perf.data files: ~30 ms of a loop under perf record in each form strobe
+# reads (-g, --call-graph dwarf with a small stack copy, -z, a pipe, two
+# events), with perf's build-id cache kept out of ~/.debug. The build-ids come
+# with the MMAP2 records (--buildid-mmap): perf 6.1 on kernel 6.18 often
+# aborts when it collects them at the end of a run.
+if command -v perf >/dev/null && perf record -q -B -o "$tmp/probe.data" -- true 2>/dev/null; then
+  cat >"$tmp/spin.c" <<'SPIN'
+int main(void) {
+  volatile unsigned long x = 0;
+  for (unsigned long i = 0; i < 30000000UL; ++i) x += i;
+  return (int)(x & 1);
+}
+SPIN
+  gcc -O1 -o "$tmp/spin" "$tmp/spin.c"
+  rm -rf "${corpus:?}"/perfdata/seed-*
+  mkdir -p "$corpus/perfdata"
+  rec() {  # NAME PERF-RECORD-OPTIONS...
+    local name=$1
+    shift
+    HOME=$tmp perf record -q --buildid-mmap -F 999 "$@" -o "$corpus/perfdata/seed-$name" -- \
+      "$tmp/spin" 2>/dev/null
+  }
+  rec fp -g
+  rec dwarf --call-graph dwarf,256
+  rec zstd -g -z
+  rec two_events -e cpu-clock,task-clock
+  HOME=$tmp perf record -q -B -F 999 -g -o - -- "$tmp/spin" >"$corpus/perfdata/seed-pipe" \
+    2>/dev/null
+else
+  echo "perf record does not run here: the perf.data seeds are left as they are" >&2
 fi
 du -sh "$corpus"/*

@@ -14,6 +14,7 @@
 #include "base/terminal_text.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/recording_input.hpp"
 #include "cli/source_files.hpp"
 #include "model/aggregate.hpp"
 #include "output/annotate.hpp"
@@ -31,6 +32,7 @@ struct AnnotateArgs {
   std::string function;
   bool no_source = false;
   double threshold = 0;
+  std::string event;  // --event: which of a perf.data's events
 };
 
 bool useColor() {
@@ -52,9 +54,13 @@ int runAnnotate(const AnnotateArgs& a) {
     return failWith(makeError(fmt::format("--threshold {} is not a percentage", a.threshold),
                               "give a share from 0 to 100, e.g. --threshold 1", ErrorKind::kUsage));
   }
-  auto profile = store::readProfile(file);
+  InputOptions input;
+  input.event = a.event;
+  input.keep_code = true;  // a perf.data's functions, read from the files now
+  const bool perf_data = isPerfDataInput(file);
+  auto profile = readRecording(file, input);
   if (!profile) return failWith(profile.error());
-  auto has_code = store::readCode(file, *profile);
+  auto has_code = perf_data ? Result<bool>(true) : store::readCode(file, *profile);
   if (!has_code) {
     logWarning(has_code.error().describe(), has_code.error().hint);
   } else if (!*has_code) {
@@ -145,13 +151,15 @@ Runner addAnnotateCommand(CLI::App& app) {
   auto args = std::make_shared<AnnotateArgs>();
   CLI::App* sub = app.add_subcommand(
       "annotate", "Disassemble a sampled function with each instruction's share of its samples");
-  sub->add_option("file", args->file, "The recording (default strobe.db; may be left out)")
+  sub->add_option("file", args->file,
+                  "The recording, strobe's or a perf.data (default strobe.db; may be left out)")
       ->type_name("FILE");
   sub->add_option("function", args->function,
                   "The function: its exact name, its name without parameters (and scopes), "
                   "or a prefix naming one function")
       ->type_name("FUNCTION");
   sub->add_flag("--no-source", args->no_source, "No source lines between the instructions");
+  sub->add_option("--event", args->event, "A perf.data's event (default: its first)");
   sub->add_option("--threshold", args->threshold,
                   "Show only instructions with at least this percentage of the function's samples");
   sub->footer(std::string("Examples: strobe annotate 'hot(int)'\n"

@@ -25,6 +25,7 @@ Runner addSymbolizeCommand(CLI::App& app);
 Runner addQueryCommand(CLI::App& app);
 Runner addListCommand(CLI::App& app);
 Runner addAnnotateCommand(CLI::App& app);
+Runner addImportCommand(CLI::App& app);
 // `agent` refuses a command (it profiles running processes).
 Runner addAgentCommand(CLI::App& app, bool has_dashes, std::vector<std::string> command);
 

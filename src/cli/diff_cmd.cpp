@@ -22,7 +22,6 @@
 #include "model/filter.hpp"
 #include "model/measure.hpp"
 #include "output/diff_writers.hpp"
-#include "store/store.hpp"
 
 namespace strobe::cli {
 namespace {
@@ -65,13 +64,19 @@ Status parseNormalize(const std::string& text, model::DiffOptions& o) {
   return {};
 }
 
-// The recordings, read at once (one thread each: reading is most of the
-// time a diff of large recordings takes).
-Result<std::vector<model::Profile>> readAll(const std::vector<std::string>& paths) {
+// The recordings: strobe's read at once (one thread each: reading is most
+// of the time a diff of large recordings takes), perf.data files imported
+// one after another on this thread (an import prints its warnings).
+Result<std::vector<model::Profile>> readAll(const std::vector<std::string>& paths,
+                                            const InputOptions& input) {
   std::vector<std::optional<Result<model::Profile>>> read(paths.size());
   std::vector<std::thread> threads;
   for (size_t i = 0; i < paths.size(); ++i) {
-    threads.emplace_back([&, i] { read[i].emplace(store::readProfile(paths[i])); });
+    if (isPerfDataInput(paths[i])) continue;
+    threads.emplace_back([&, i] { read[i].emplace(readRecording(paths[i], input)); });
+  }
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (isPerfDataInput(paths[i])) read[i].emplace(readRecording(paths[i], input));
   }
   for (std::thread& t : threads) t.join();
   std::vector<model::Profile> out;
@@ -148,7 +153,9 @@ int runDiff(const DiffArgs& a) {
 
   std::vector<std::string> paths = base;
   paths.insert(paths.end(), next.begin(), next.end());
-  auto profiles = readAll(paths);
+  InputOptions input;
+  input.event = a.table.event;
+  auto profiles = readAll(paths, input);
   if (!profiles) return failWith(profiles.error());
   // One view for every run: --view, else the first base run's own.
   const model::View view =

@@ -15,7 +15,7 @@ inline constexpr int kExitPermission = 3;   // the kernel refused perf_event_ope
 inline constexpr int kExitUnsupported = 4;  // no PMU / kernel lacks a feature
 // Several processes match -P NAME, or several functions annotate's FUNCTION.
 inline constexpr int kExitAmbiguous = 5;
-// record: the recording cannot be written where -o says. Found before the
+// record, import: the recording cannot be written where -o says. Found before the
 // command starts (it then never runs), or at the end (what was recorded is
 // then kept elsewhere, as the message says); never the command's status.
 inline constexpr int kExitOutput = 6;
@@ -30,8 +30,8 @@ inline constexpr const char* kExitCodesHelp =
     "kernel (perf_event_paranoid, capabilities), 4 event (or, for top, terminal)\n"
     "not supported here, 5 several processes match -P NAME (or functions match\n"
     "annotate's FUNCTION), 6 the recording cannot be written where -o says\n"
-    "(record), 7 slower than diff --fail-on-slower allows, 126 command not\n"
-    "executable, 127 command, pid or process name not found.";
+    "(record, import), 7 slower than diff --fail-on-slower allows, 126 command\n"
+    "not executable, 127 command, pid or process name not found.";
 
 inline int exitCodeFor(const Error& e) {
   switch (e.kind) {

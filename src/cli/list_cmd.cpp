@@ -1,4 +1,4 @@
-// strobe list [DIR]: the recordings in a folder, newest first.
+// strobe list [DIR]: the recordings in a folder (strobe's and perf.data files), newest first.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,7 +10,9 @@
 #include "base/terminal_text.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "import/perf_summary.hpp"
 #include "output/text_report.hpp"
+#include "perfdata/reader.hpp"
 #include "store/query.hpp"
 
 namespace strobe::cli {
@@ -43,7 +45,25 @@ int runList(const ListArgs& a) {
   };
   std::vector<Entry> entries;
   for (const auto& de : fs::directory_iterator(a.dir, ec)) {
-    if (!de.is_regular_file(ec) || de.path().extension() != ".db") continue;
+    if (!de.is_regular_file(ec)) continue;
+    if (de.path().extension() != ".db") {
+      // perf's recordings, by their magic (perf.data, perf.data.old, ...).
+      if (!perfdata::isPerfDataFile(de.path().string())) continue;
+      auto p = import::summarizePerfData(de.path().string());
+      if (!p) {
+        logWarning(p.error().describe(), p.error().hint);
+        continue;
+      }
+      store::RecordingSummary s;
+      s.command = std::move(p->command);
+      s.target = std::move(p->target);
+      s.start_realtime_ns = p->start_realtime_ns;
+      s.duration_ns = p->duration_ns;
+      s.samples = p->samples;
+      s.incomplete = p->cut_short;
+      entries.push_back({terminalSafe(de.path().filename().string()), std::move(s)});
+      continue;
+    }
     auto s = store::readSummary(de.path().string());
     if (!s) {
       // Other programs' .db files are not an error; damaged recordings are.
@@ -84,7 +104,8 @@ int runList(const ListArgs& a) {
 
 Runner addListCommand(CLI::App& app) {
   auto args = std::make_shared<ListArgs>();
-  CLI::App* sub = app.add_subcommand("list", "List the recordings in a folder, newest first");
+  CLI::App* sub = app.add_subcommand(
+      "list", "List the recordings in a folder (strobe's and perf.data files), newest first");
   sub->add_option("dir", args->dir, "The folder")->capture_default_str();
   return [args] { return runList(*args); };
 }

@@ -86,6 +86,7 @@ int main(int argc, char** argv) {
       {"query", [&] { return addQueryCommand(app); }},
       {"list", [&] { return addListCommand(app); }},
       {"annotate", [&] { return addAnnotateCommand(app); }},
+      {"import", [&] { return addImportCommand(app); }},
       {"agent", [&] { return addAgentCommand(app, has_dashes, command); }},
   };
   const auto named = std::find_if(std::begin(subcommands), std::end(subcommands), [&](auto& s) {

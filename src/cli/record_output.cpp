@@ -60,22 +60,33 @@ std::string fallbackPath(const std::string& path) {
 
 }  // namespace
 
-std::unique_ptr<RecordOutput> RecordOutput::open(const std::string& path) {
+bool setAsidePrevious(const std::string& path, bool& moved) {
   // Only a regular file (a recording, or anything else the user names) is
   // ever moved aside; a directory, device, FIFO or socket is refused.
+  moved = false;
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     logError("cannot write " + path + ": it is " + kindOf(st) + ", not a recording",
              S_ISDIR(st.st_mode) ? "name a file: -o " + path + "/strobe.db"
                                  : "choose another file name with -o FILE");
-    return nullptr;
+    return false;
   }
-  bool moved = false;
   const std::string old = path + ".old";
   if (struct stat lst{}; ::lstat(path.c_str(), &lst) == 0) {
     moved = moveRecording(path, old);
     if (!moved) logWarning("cannot keep the previous recording as " + old);
   }
+  return true;
+}
+
+void restorePrevious(const std::string& path) {
+  moveRecording(path + ".old", path);
+}
+
+std::unique_ptr<RecordOutput> RecordOutput::open(const std::string& path) {
+  bool moved = false;
+  if (!setAsidePrevious(path, moved)) return nullptr;
+  const std::string old = path + ".old";
   auto stream = store::RecordingStream::create(path);
   if (!stream) {
     logError(stream.error());

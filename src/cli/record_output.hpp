@@ -29,6 +29,13 @@ namespace strobe::cli {
 // How often the recording reaches the disk while recording.
 inline constexpr uint64_t kStreamIntervalNs = 500'000'000;
 
+// Checks that `path` may take a recording (a new file or a regular one) and
+// moves an existing one to PATH.old (warning when it cannot; `moved` says
+// whether it did). false, with the error printed: it is not a file.
+bool setAsidePrevious(const std::string& path, bool& moved);
+// Puts PATH.old back as PATH (the new recording could not be written).
+void restorePrevious(const std::string& path);
+
 class RecordOutput {
  public:
   // Checks `path`, moves an existing file to PATH.old and starts the stream.

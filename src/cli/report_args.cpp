@@ -10,7 +10,6 @@
 #include "model/measure.hpp"
 #include "output/text_report.hpp"
 #include "output/text_width.hpp"
-#include "store/store.hpp"
 #include "symbolize/symbolizer.hpp"
 
 namespace strobe::cli {
@@ -35,6 +34,8 @@ void addTableOptions(CLI::App* sub, TableArgs& a, const std::string& formats,
   sub->add_option("--view", a.view,
                   "Which time to show: cpu, off-cpu or wall (cpu + off-cpu); default: wall for "
                   "a recording made with --off-cpu, else cpu");
+  sub->add_option("--event", a.event,
+                  "A perf.data's event to show (perf's name, e.g. cycles:u; default: its first)");
 }
 
 Status applyTableArgs(const TableArgs& a, output::ReportOptions& opt) {
@@ -105,8 +106,8 @@ Result<output::Format> resolveFormat(const TableArgs& a) {
   return format;
 }
 
-Result<model::Profile> readForReport(const std::string& path) {
-  auto profile = store::readProfile(path);
+Result<model::Profile> readForReport(const std::string& path, const InputOptions& input) {
+  auto profile = readRecording(path, input);
   if (profile) completeForReport(path, *profile);
   return profile;
 }

@@ -2,7 +2,8 @@
 // -o), the table (--by, --top, --width, --threshold), the filters (--since,
 // --until, --tid, --thread), --no-inline and --view; how they become
 // output::ReportOptions, which format they ask for, and how a recording is
-// read for a report (an incomplete one symbolized now, with a warning).
+// read for a report (a perf.data imported; an incomplete recording
+// symbolized now, with a warning).
 // Thread safety: main thread only.
 #pragma once
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "base/result.hpp"
+#include "cli/recording_input.hpp"
 #include "model/profile.hpp"
 #include "output/format.hpp"
 
@@ -33,7 +35,8 @@ struct TableArgs {
   std::vector<int32_t> tids;
   std::vector<std::string> threads;
   bool no_inline = false;
-  std::string view;  // --view cpu|off-cpu|wall ("": the recording's own)
+  std::string view;   // --view cpu|off-cpu|wall ("": the recording's own)
+  std::string event;  // --event: which of a perf.data's events
 };
 
 // Registers the options on `sub`; `formats` and `by_help` list the
@@ -51,10 +54,10 @@ Status applyTableArgs(const TableArgs& a, output::ReportOptions& opt);
 // and pprof (binary) to a terminal.
 Result<output::Format> resolveFormat(const TableArgs& a);
 
-// readProfile(path), then completeForReport: an incomplete recording
-// (strobe record killed) is symbolized from the programs on this machine,
-// with a warning.
-Result<model::Profile> readForReport(const std::string& path);
+// readRecording(path, input) (a strobe recording or a perf.data), then
+// completeForReport: an incomplete recording (strobe record killed) is
+// symbolized from the programs on this machine, with a warning.
+Result<model::Profile> readForReport(const std::string& path, const InputOptions& input);
 void completeForReport(const std::string& path, model::Profile& profile);
 
 // Where a report goes: stdout, or -o's file (created now). close() closes

@@ -8,6 +8,7 @@
 #include "base/log.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/recording_input.hpp"
 #include "cli/report_args.hpp"
 #include "cli/source_files.hpp"
 #include "model/address_table.hpp"
@@ -83,10 +84,13 @@ int runReport(const ReportArgs& a) {
   auto format = resolveFormat(a.table);
   if (!format) return failWith(format.error());
 
-  auto profile = readForReport(a.file);
-  if (!profile) return failWith(profile.error());
+  InputOptions input;
+  input.event = a.table.event;
   // --by address names addresses function+offset from the kept code ranges.
-  if (opt.by == model::GroupBy::kAddress) {
+  input.keep_code = opt.by == model::GroupBy::kAddress;
+  auto profile = readForReport(a.file, input);
+  if (!profile) return failWith(profile.error());
+  if (opt.by == model::GroupBy::kAddress && !isPerfDataInput(a.file)) {
     if (auto code = store::readCode(a.file, *profile); !code) {
       logWarning(code.error().describe() + ": rows show functions without offsets",
                  code.error().hint);
@@ -107,7 +111,9 @@ int runReport(const ReportArgs& a) {
 Runner addReportCommand(CLI::App& app) {
   auto args = std::make_shared<ReportArgs>();
   CLI::App* sub = app.add_subcommand("report", "Print a report from a recording");
-  sub->add_option("file", args->file, "The recording")->capture_default_str();
+  sub->add_option("file", args->file,
+                  "The recording: strobe's, or a perf.data (- reads perf record -o - from stdin)")
+      ->capture_default_str();
   addTableOptions(sub, args->table, output::formatList(),
                   "Group by: function, line, file, module, thread, process or address");
   sub->add_option("--bucket", args->bucket,

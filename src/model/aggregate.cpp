@@ -191,11 +191,14 @@ StackRows stackRows(const Profile& p, std::span<const Sample> samples, GroupBy b
   }
 
   std::unordered_map<RowKey, uint32_t, RowKeyHash> ids;
-  std::vector<RowKey> seen;  // keys already credited for this stack
+  // A row is credited once per stack (recursion repeats it): each row
+  // remembers the last stack that credited it, so deep recursive stacks
+  // cost their depth, not its square.
+  std::vector<size_t> credited_by;
   out.index.reserve(per_stack.size());
   out.start.reserve(per_stack.size() + 1);
   for (const auto& [leaf, sum] : per_stack) {
-    seen.clear();
+    const size_t stack_index = out.start.size();
     out.index.emplace(leaf, static_cast<uint32_t>(out.start.size()));
     out.start.push_back(static_cast<uint32_t>(out.row_ids.size()));
     bool is_leaf = true;
@@ -206,6 +209,7 @@ StackRows stackRows(const Profile& p, std::span<const Sample> samples, GroupBy b
         out.rows.emplace_back();
         out.frames.push_back(f);
         nameRow(p, by, f, out.rows.back());
+        credited_by.push_back(SIZE_MAX);
       }
       TopRow& r = out.rows[it->second];
       if (is_leaf) {
@@ -213,8 +217,8 @@ StackRows stackRows(const Profile& p, std::span<const Sample> samples, GroupBy b
         r.self_samples += sum.samples;
       }
       is_leaf = false;
-      if (std::find(seen.begin(), seen.end(), key) == seen.end()) {
-        seen.push_back(key);
+      if (credited_by[it->second] != stack_index) {
+        credited_by[it->second] = stack_index;
         out.row_ids.push_back(it->second);
         r.total += sum.weight;
         r.total_samples += sum.samples;

@@ -234,6 +234,12 @@ struct Meta {
   // e.g. libstrobe's timer engine displaced by the program's own SIGPROF
   // handler. Samples after that are missing.
   std::string stopped_reason;
+  // What the recording was made from when strobe did not record it ("" when
+  // it did): `strobe import` of a perf.data says "perf.data (perf VERSION):
+  // PERF COMMAND LINE".
+  std::string source;
+  // The recording machine's CPU, e.g. "AMD EPYC 7B13" ("" when unknown).
+  std::string cpu;
 };
 
 class Profile {

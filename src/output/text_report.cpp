@@ -95,13 +95,14 @@ void writeTopTable(const model::Profile& p, const TextOptions& opt, std::FILE* o
   if (opt.by == model::GroupBy::kAddress) return writeAddressTable(p, opt, out);
   const model::Totals t = model::totals(p);
   std::vector<model::TopRow> rows = model::topTable(p, opt.by, opt.no_inline);
-  for (model::TopRow& r : rows) r.function = terminalSafe(r.function);
   if (opt.threshold_pct > 0) {
     std::erase_if(rows, [&](const model::TopRow& r) {
       return sharePct(r.total, t.weight) < opt.threshold_pct;
     });
   }
   if (rows.size() > opt.top) rows.resize(opt.top);
+  // Only the rows shown (a profile may have tens of thousands).
+  for (model::TopRow& r : rows) r.function = terminalSafe(r.function);
 
   const char* heading = "FUNCTION";
   if (opt.by == model::GroupBy::kFile) heading = "FILE";
@@ -232,6 +233,17 @@ void writeTextReport(const model::Profile& p, const TextOptions& opt, const std:
     const model::TimeSplit split = model::timeSplit(std::span<const model::Sample>(p.samples()));
     fmt::print(out, "recording: {}\n", terminalSafe(source));
     fmt::print(out, "command:   {}\n", formatTarget(m));
+    if (!m.source.empty()) {
+      // Recorded by another profiler (strobe import): by what, and where.
+      fmt::print(out, "source:    {}\n", terminalSafe(m.source));
+      std::string machine = m.hostname;
+      for (const std::string* part : {&m.kernel, &m.cpu}) {
+        if (part->empty()) continue;
+        if (!machine.empty()) machine += ", ";
+        machine += (part == &m.kernel ? "Linux " : "") + *part;
+      }
+      if (!machine.empty()) fmt::print(out, "machine:   {}\n", terminalSafe(machine));
+    }
     if (recording.meta().off_cpu != 0) {
       // Off-CPU time was recorded: the view says which time the table adds.
       const char* what = measure.view == model::View::kWall ? " (CPU + off-CPU, summed per stack)"

@@ -4,6 +4,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "base/hex.hpp"
 #include "model/aggregate.hpp"
 #include "model/measure.hpp"
 #include "model/module_path.hpp"
@@ -12,23 +13,13 @@
 namespace strobe::record {
 namespace {
 
-std::string hex(const uint8_t* bytes, size_t n) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s;
-  s.reserve(n * 2);
-  for (size_t i = 0; i < n; ++i) {
-    s += kDigits[bytes[i] >> 4];
-    s += kDigits[bytes[i] & 15];
-  }
-  return s;
-}
-
 // The unwinder's view of one process: mappings give model module ids and
 // file offsets; a module's file is its kept copy, else its path in the model.
 class SpaceMap final : public unwind::AddressMap {
  public:
-  SpaceMap(const AddressSpace& as, const model::Profile& p, const KeptFiles* kept)
-      : as_(as), p_(p), kept_(kept) {}
+  SpaceMap(const AddressSpace& as, const model::Profile& p, const KeptFiles* kept,
+           const Converter::FileLocator& locate)
+      : as_(as), p_(p), kept_(kept), locate_(locate) {}
   bool find(uint64_t avma, uint32_t& module, uint64_t& file_offset) const override {
     const Mapping* m = as_.find(avma);
     if (m == nullptr || m->module == model::kNone) return false;
@@ -43,6 +34,7 @@ class SpaceMap final : public unwind::AddressMap {
       std::string kept = kept_->pathFor(p_.str(m.path), p_.str(m.build_id));
       if (!kept.empty()) return kept;
     }
+    if (locate_) return locate_(p_.str(m.path), p_.str(m.build_id));
     return p_.str(m.path);
   }
 
@@ -50,6 +42,7 @@ class SpaceMap final : public unwind::AddressMap {
   const AddressSpace& as_;
   const model::Profile& p_;
   const KeptFiles* kept_;
+  const Converter::FileLocator& locate_;
 };
 
 // The user part of a callchain (leaf first, starting at the ip).
@@ -106,7 +99,7 @@ model::StackEnd Converter::unwindSample(const perf::SampleRecord& r, AddressSpac
   size_t chain_len = 0;
   userChain(r, chain, chain_len);
   unwind::StackCopy stack{regs.r[unwind::archRegs().sp], r.stack, r.stack_size};
-  SpaceMap map(as, profile_, kept_);
+  SpaceMap map(as, profile_, kept_, locate_file_);
   unwind::UnwindResult u =
       unwinder_->unwind(map, regs, stack, chain, chain_len, unwound_.data(), unwound_.size());
   for (size_t i = 0; i < u.frames; ++i) {
@@ -210,7 +203,8 @@ void Converter::nameThread(int32_t pid, int32_t tid, const std::string& name) {
 }
 
 void Converter::onMmap(const perf::Mmap2Record& r) {
-  std::string build_id = r.build_id_size > 0 ? hex(r.build_id, r.build_id_size) : std::string();
+  std::string build_id =
+      r.build_id_size > 0 ? hexString(r.build_id, r.build_id_size) : std::string();
   addMapping(static_cast<int32_t>(r.pid), r.addr, r.addr + r.len, r.pgoff, std::string(r.filename),
              build_id);
 }
@@ -352,7 +346,7 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
     if (frames_.empty()) frames_.push_back(r.ip);
     // -g fp: a leaf without its frame set up hid its caller from the walk.
     if (fp_check_ != nullptr && frames_.size() > kernel_count_ + 1) {
-      SpaceMap map(as, profile_, kept_);
+      SpaceMap map(as, profile_, kept_, locate_file_);
       if (fp_check_->framePointerSetUp(map, frames_[kernel_count_]) == false) {
         frames_.insert(frames_.begin() + static_cast<std::ptrdiff_t>(kernel_count_ + 1),
                        kMissingCallerFrame);

@@ -1,7 +1,8 @@
 // Converter: the one place where raw perf records become the model. It
 // follows each process's address space (MMAP2, exec COMM, FORK), names
 // threads (COMM, FORK), and turns each SAMPLE's callchain into an interned
-// stack of locations (module + file offset). Shared by `record` and `top`.
+// stack of locations (module + file offset). Shared by `record`, `top` and
+// `strobe import` (records read from a perf.data).
 //
 // With unwinding enabled (-g dwarf / auto), a SAMPLE carrying user registers
 // and a stack copy is unwound here, as the recorder drains, with the
@@ -21,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -128,6 +130,14 @@ class Converter {
   // the unwinder reads a module's CFI from its kept copy when there is one.
   // Not owned; null: none kept.
   void setKeptFiles(KeptFiles* kept) { kept_ = kept; }
+  // Where a module's file is, when there is no kept copy of it (strobe
+  // import: its path if it still holds the recorded build-id, else perf's
+  // build-id cache): (path, build-id) -> a path to open, "" for none (its
+  // frames then have no CFI). Without one, the module's own path. Asked by
+  // the unwinder, once per module.
+  using FileLocator =
+      std::function<std::string(const std::string& path, const std::string& build_id)>;
+  void setFileLocator(FileLocator locate) { locate_file_ = std::move(locate); }
 
   const ConverterStats& stats() const { return stats_; }
 
@@ -202,6 +212,7 @@ class Converter {
   model::LocationId kernel_time_location_ = model::kNone;  // [kernel] (without -k)
   std::unordered_set<int32_t> pid_filter_;
   KeptFiles* kept_ = nullptr;
+  FileLocator locate_file_;
   std::vector<JitdumpMarker> jitdump_markers_;
   // Live threads with a CPU sample (an EXIT of any other is unsampled).
   std::unordered_set<int32_t> cpu_sampled_;

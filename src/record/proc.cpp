@@ -4,6 +4,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include "base/hex.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -56,16 +57,6 @@ std::vector<pid_t> numericEntries(const std::string& dir) {
 std::string_view baseName(std::string_view path) {
   size_t slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-std::string hex(const uint8_t* p, size_t n) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s;
-  for (size_t i = 0; i < n; ++i) {
-    s += kDigits[p[i] >> 4];
-    s += kDigits[p[i] & 15];
-  }
-  return s;
 }
 
 bool preadAll(int fd, void* buf, size_t n, uint64_t off) {
@@ -138,20 +129,25 @@ std::string readBuildId(const std::string& path) {
     if (p.p_type != PT_NOTE || p.p_filesz > (1u << 16)) continue;
     std::vector<uint8_t> notes(p.p_filesz);
     if (!preadAll(fd.get(), notes.data(), notes.size(), p.p_offset)) continue;
-    size_t off = 0;
-    while (off + sizeof(Elf64_Nhdr) <= notes.size()) {
-      Elf64_Nhdr nh;
-      std::memcpy(&nh, &notes[off], sizeof nh);
-      size_t name_at = off + sizeof nh;
-      size_t desc_at = name_at + ((nh.n_namesz + 3) & ~3u);
-      size_t next = desc_at + ((nh.n_descsz + 3) & ~3u);
-      if (next > notes.size() || next <= off) break;
-      if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-          std::memcmp(&notes[name_at], "GNU", 4) == 0 && nh.n_descsz > 0 && nh.n_descsz <= 64) {
-        return hex(&notes[desc_at], nh.n_descsz);
-      }
-      off = next;
+    if (std::string id = buildIdInNotes(notes.data(), notes.size()); !id.empty()) return id;
+  }
+  return {};
+}
+
+std::string buildIdInNotes(const uint8_t* notes, size_t size) {
+  size_t off = 0;
+  while (off + sizeof(Elf64_Nhdr) <= size) {
+    Elf64_Nhdr nh;
+    std::memcpy(&nh, notes + off, sizeof nh);
+    size_t name_at = off + sizeof nh;
+    size_t desc_at = name_at + ((nh.n_namesz + 3) & ~size_t{3});
+    size_t next = desc_at + ((nh.n_descsz + 3) & ~size_t{3});
+    if (next > size || next <= off) break;
+    if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+        std::memcmp(notes + name_at, "GNU", 4) == 0 && nh.n_descsz > 0 && nh.n_descsz <= 64) {
+      return hexString(notes + desc_at, nh.n_descsz);
     }
+    off = next;
   }
   return {};
 }

@@ -39,6 +39,9 @@ Result<std::vector<ProcMapping>> readMaps(pid_t pid);
 // The GNU build-id of an ELF file as lowercase hex, "" when it has none or
 // cannot be read. Reads only the ELF header, program headers and notes.
 std::string readBuildId(const std::string& path);
+// The GNU build-id among ELF notes (a PT_NOTE's bytes, /sys/kernel/notes),
+// "" when none.
+std::string buildIdInNotes(const uint8_t* notes, size_t size);
 
 // Whether /proc/PID exists and the process has not exited (a zombie counts
 // as exited).

@@ -56,6 +56,8 @@ constexpr Field kFields[] = {
     {"switch_unpaired", &Meta::switch_unpaired},
     {"incomplete", &Meta::incomplete},
     {"stopped_reason", &Meta::stopped_reason},
+    {"source", &Meta::source},
+    {"cpu", &Meta::cpu},
 };
 
 template <typename T>

@@ -4,7 +4,8 @@
 // unprivileged reader) every address reads as 0: hidden() is then true and
 // lookups fail, and callers name such frames "[kernel]".
 //
-// Owns: the sorted symbol list (a few MB for a distribution kernel).
+// Owns: the sorted symbol list and the text of the names (a few MB for a
+// distribution kernel; a copy of a kallsyms file is mapped, not read).
 // Thread safety: immutable after parse()/load(); lookups are const and may
 // run concurrently. Not async-signal-safe.
 #pragma once
@@ -15,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/mmap.hpp"
 #include "base/result.hpp"
 
 namespace strobe::symbolize {
@@ -26,11 +28,6 @@ inline constexpr std::string_view kHiddenKernelName = "[kernel]";
 
 class Kallsyms {
  public:
-  struct Symbol {
-    uint64_t address = 0;
-    std::string name;  // "name" or "name [module]" for loadable modules
-  };
-
   // Parses the text of /proc/kallsyms; malformed lines are skipped.
   static Kallsyms parse(std::string_view text);
   // Reads /proc/kallsyms (or `path`). kNotFound when it cannot be read.
@@ -51,7 +48,29 @@ class Kallsyms {
   [[nodiscard]] size_t size() const { return symbols_.size(); }
 
  private:
+  // Parses text_size bytes of k's text (owned_ or mapped_).
+  static void parseText(Kallsyms& k, const char* text, size_t text_size);
+  [[nodiscard]] std::string_view text() const {
+    return mapped_.valid()
+               ? std::string_view(static_cast<const char*>(mapped_.data()), mapped_.size())
+               : std::string_view(owned_);
+  }
+
+  // A symbol's name is text()[name, name + size): the file's own text
+  // (mapped, or read when it cannot be: /proc/kallsyms), as a distribution
+  // kernel has 100,000 and more symbols: no string each. A loadable
+  // module's, "name [module]", is composed_[name, name + size) when size
+  // has kComposed set.
+  static constexpr uint32_t kComposed = 1u << 31;
+  struct Symbol {
+    uint64_t address = 0;
+    uint32_t name = 0;
+    uint32_t size = 0;
+  };
   std::vector<Symbol> symbols_;  // sorted by address
+  std::string owned_;
+  Mmap mapped_;  // a read-only mapping of a kallsyms file
+  std::string composed_;
   bool hidden_ = false;
 };
 

@@ -31,8 +31,11 @@ size_t leadingUnderscores(std::string_view name) {
   return n;
 }
 
-// Strict weak order: by address, then the preferred alias first.
+// Strict weak order: by address, then the preferred alias first. The
+// address alone decides most comparisons: the rest of the key (scans of
+// long C++ names) only for aliases.
 bool preferred(const RawSymbol& a, const RawSymbol& b) {
+  if (a.value != b.value) return a.value < b.value;
   auto key = [](const RawSymbol& s) {
     return std::make_tuple(s.value, bindingRank(s.binding), s.hidden_version, s.size == 0,
                            leadingUnderscores(s.name), s.name);
@@ -49,6 +52,7 @@ bool nonDefaultVersion(std::string_view name) {
 
 // AliasPreference::kPublic's order.
 bool publicFirst(const RawSymbol& a, const RawSymbol& b) {
+  if (a.value != b.value) return a.value < b.value;
   auto key = [](const RawSymbol& s) {
     const bool internal = s.binding == STB_LOCAL || s.hidden_version || nonDefaultVersion(s.name);
     return std::make_tuple(s.value, internal, leadingUnderscores(s.name),
@@ -87,6 +91,7 @@ void readTable(Elf* elf, Elf_Scn* scn, const GElf_Shdr& sh, Elf_Data* versyms,
   size_t entsize = ::gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
   if (data == nullptr || entsize == 0) return;
   size_t count = data->d_size / entsize;
+  out.reserve(out.size() + count);      // most are functions: no growth copies of 48-byte entries
   for (size_t i = 1; i < count; ++i) {  // entry 0 is the null symbol
     GElf_Sym sym;
     if (::gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
@@ -134,6 +139,10 @@ SymbolTable SymbolTable::build(std::vector<RawSymbol> raw, AliasPreference prefe
   std::sort(raw.begin(), raw.end(),
             preference == AliasPreference::kPublic ? publicFirst : preferred);
   SymbolTable t;
+  size_t name_bytes = 0;
+  for (const RawSymbol& r : raw) name_bytes += r.name.size();
+  t.entries_.reserve(raw.size());
+  t.names_.reserve(name_bytes);  // an upper bound: aliases' names are left out
   for (size_t i = 0; i < raw.size();) {
     const RawSymbol& best = raw[i];
     uint64_t size = best.size;

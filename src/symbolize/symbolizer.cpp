@@ -83,9 +83,10 @@ std::string Symbolizer::openModule(const std::string& path, const std::string& r
     auto copy = ElfFile::open(kept, path);
     if (copy && matches(*copy)) {
       if (model::isFileBacked(path)) {
-        notice = path +
-                 " was deleted or replaced during the run: named from the copy strobe kept open "
-                 "while it ran";
+        notice = path + (options_.kept_copy_notice.empty()
+                             ? std::string(" was deleted or replaced during the run: named from "
+                                           "the copy strobe kept open while it ran")
+                             : options_.kept_copy_notice);
       }
       file = std::move(copy);
     }

@@ -59,6 +59,9 @@ struct SymbolizerOptions {
   // longer gives the recorded file (deleted or replaced during the run) or
   // is not a file at all ([vdso]); "" when there is none. Unset: no copies.
   std::function<std::string(const std::string& path, const std::string& build_id)> kept_copy;
+  // What follows a module's path in the notice that a kept copy named it;
+  // "": the recorder's words (deleted or replaced during the run).
+  std::string kept_copy_notice;
   // Threads that open and resolve modules at once; 0: one per CPU.
   unsigned threads = 0;
 };

@@ -31,7 +31,7 @@ for f in /usr/bin/strobe /usr/lib/libstrobe.a /usr/include/strobe/strobe.h \
          /usr/lib/cmake/strobe/strobeConfig.cmake /usr/share/man/man1/strobe.1.gz \
          /usr/share/man/man1/strobe-record.1.gz /usr/share/man/man1/strobe-report.1.gz \
          /usr/share/man/man1/strobe-top.1.gz /usr/share/man/man1/strobe-agent.1.gz \
-         /usr/share/man/man1/strobe-diff.1.gz \
+         /usr/share/man/man1/strobe-diff.1.gz /usr/share/man/man1/strobe-import.1.gz \
          /usr/share/man/man3/libstrobe.3.gz /usr/lib/systemd/system/strobe-agent.service \
          /usr/share/bash-completion/completions/strobe /usr/share/doc/strobe/copyright \
          /usr/share/doc/strobe/changelog.gz; do
@@ -82,7 +82,7 @@ grep -q spin_here "$work/report.txt" || { cat "$work/report.txt"; fail "the repo
 # The man pages render, each with its NAME and, for the commands, the
 # options --help lists.
 for page in man1/strobe.1 man1/strobe-record.1 man1/strobe-report.1 man1/strobe-top.1 \
-  man1/strobe-agent.1 man1/strobe-diff.1 man3/libstrobe.3; do
+  man1/strobe-agent.1 man1/strobe-diff.1 man1/strobe-import.1 man3/libstrobe.3; do
   MANWIDTH=80 man -l "$root/usr/share/man/$page.gz" > "$work/page.txt" 2> "$work/man.err" ||
     { cat "$work/man.err"; fail "man -l could not render $page"; }
   grep -q '^NAME' "$work/page.txt" || fail "$page has no NAME section"
@@ -90,6 +90,11 @@ done
 MANWIDTH=80 man -l "$root/usr/share/man/man1/strobe-record.1.gz" > "$work/page.txt" 2> /dev/null
 for opt in --freq --call-graph --duration --output; do
   grep -q -- "$opt" "$work/page.txt" || fail "strobe-record(1) does not list $opt"
+done
+
+MANWIDTH=80 man -l "$root/usr/share/man/man1/strobe-import.1.gz" > "$work/page.txt" 2> /dev/null
+for opt in --output --event build-id perf.data; do
+  grep -q -- "$opt" "$work/page.txt" || fail "strobe-import(1) does not mention $opt"
 done
 
 MANWIDTH=80 man -l "$root/usr/share/man/man1/strobe-agent.1.gz" > "$work/page.txt" 2> /dev/null
