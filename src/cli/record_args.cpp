@@ -17,6 +17,7 @@
 #include "cli/exit_codes.hpp"
 #include "output/text_report.hpp"
 #include "perf/event.hpp"
+#include "record/engine.hpp"
 #include "record/options.hpp"
 #include "record/proc.hpp"
 
@@ -177,6 +178,11 @@ void addSamplingOptions(CLI::App* sub, RecordArgs& a) {
   sub->add_option("--off-cpu-min", a.off_cpu_min,
                   "With --off-cpu: count off-CPU intervals shorter than this without storing "
                   "them (default 100us; 0 keeps all)");
+  sub->add_option("--engine", a.engine,
+                  "Capture engine: perf (the kernel's samplers), bpf (strobe's BPF program on one "
+                  "event per CPU; root or CAP_BPF+CAP_PERFMON) or auto (bpf where it can record, "
+                  "else perf)")
+      ->capture_default_str();
 }
 
 int toRecordOptions(const RecordArgs& a, const CommandUsage& u, record::RecordOptions& opt) {
@@ -279,6 +285,17 @@ int toRecordOptions(const RecordArgs& a, const CommandUsage& u, record::RecordOp
     }
     opt.duration_ns = *d;
   }
+  if (a.engine == "perf") {
+    opt.engine = record::EngineKind::kPerf;
+  } else if (a.engine == "bpf") {
+    opt.engine = record::EngineKind::kBpf;
+  } else if (a.engine == "auto") {
+    opt.engine = record::EngineKind::kAuto;
+  } else {
+    logError("unknown engine '" + a.engine + "'",
+             "use --engine perf, --engine bpf or --engine auto");
+    return kExitUsage;
+  }
   if (!a.pids.empty()) {
     auto pids = record::parsePidList(a.pids);
     if (!pids) {
@@ -290,6 +307,15 @@ int toRecordOptions(const RecordArgs& a, const CommandUsage& u, record::RecordOp
   if (!a.process_name.empty()) {
     if (int rc = resolveName(a.process_name, opt.pids); rc != 0) return rc;
   }
+  // What the engine cannot do is known before anything starts.
+  std::string note;
+  auto engine = record::chooseEngine(opt, note);
+  if (!engine) {
+    logError(engine.error());
+    return exitCodeFor(engine.error());
+  }
+  if (!note.empty()) logInfo(note);
+  opt.engine = (*engine)->kind;
   return 0;
 }
 

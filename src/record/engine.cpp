@@ -2,12 +2,14 @@
 
 #include <array>
 
+#include "record/bpf_engine.hpp"
+
 namespace strobe::record {
 namespace {
 
-// kAuto's order of preference.
-std::array<const EngineInfo*, 1> autoOrder() {
-  return {&perfEngineInfo()};
+// kAuto's order of preference (docs/BENCHMARKS.md, "Capture engines").
+std::array<const EngineInfo*, 2> autoOrder() {
+  return {&bpfEngineInfo(), &perfEngineInfo()};
 }
 
 }  // namespace
