@@ -36,10 +36,14 @@ struct RecordArgs {
   bool frequency_given = false;
   bool off_cpu = false;     // --off-cpu
   std::string off_cpu_min;  // --off-cpu-min DUR ("": the default)
-  // --engine: perf, bpf or auto (record/engine.hpp; docs/BENCHMARKS.md,
-  // "Capture engines", has the measurement behind the default).
-  std::string engine = "perf";
+  // --engine: perf, bpf or auto (record/engine.hpp); "" when not given:
+  // $STROBE_ENGINE, else kDefaultEngine.
+  std::string engine;
 };
+
+// The engine when --engine is not given (docs/BENCHMARKS.md, "Capture
+// engines", has the measurement behind it).
+inline constexpr const char* kDefaultEngine = "perf";
 
 // How a subcommand words its usage errors.
 struct CommandUsage {

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <unordered_set>
 #include <variant>
 
@@ -66,7 +68,8 @@ class BpfEngine final : public CaptureEngine {
   // Hands the program's lost-record counts to the converter as LOST records.
   void noteLost(Converter& c);
   // A SampleRecord for the converter from a program record; its callchain
-  // lives in callchain_ until the next call.
+  // lives in callchain_ (and its build-id frames in build_id_frames_) until
+  // the next call.
   perf::SampleRecord sampleOf(const bpf::Record& r);
 
   const RecordOptions& opt_;
@@ -79,6 +82,7 @@ class BpfEngine final : public CaptureEngine {
   Converter* converter_ = nullptr;
   EventQueue* queue_ = nullptr;  // during drain()
   std::vector<uint64_t> callchain_;
+  std::vector<BuildIdFrame> build_id_frames_;
   bpf::Counters reported_;  // lost counts already handed to the converter
   uint64_t samples_ = 0;    // sample records read
   uint64_t switches_ = 0;   // switch records read
@@ -94,6 +98,11 @@ Status BpfEngine::open(const EngineTargets& t) {
   config.kernel_stack = opt_.kernel;
   config.user_stack = opt_.callchain || opt_.stack_copy_bytes != 0;
   config.stack_bytes = opt_.stack_copy_bytes;
+  // -g fp: frames named by build-id where the kernel can tell the file
+  // (STROBE_BPF_BUILD_ID=0: addresses only, for comparing their cost).
+  const char* build_id = std::getenv("STROBE_BPF_BUILD_ID");
+  config.build_id = opt_.stack_copy_bytes == 0 && opt_.callchain &&
+                    (build_id == nullptr || std::string_view(build_id) != "0");
   if (opt_.off_cpu) {
     config.off_cpu = true;
     config.switch_stack_bytes = opt_.stack_copy_bytes;
@@ -193,6 +202,14 @@ perf::SampleRecord BpfEngine::sampleOf(const bpf::Record& r) {
   }
   s.callchain = callchain_.data();
   s.callchain_len = callchain_.size();
+  build_id_frames_.clear();
+  for (const strobe_build_id_frame& f : r.build_id_stack) {
+    if (f.status == STROBE_BUILD_ID_VALID) {
+      build_id_frames_.push_back(BuildIdFrame{f.build_id, f.offset_or_ip});
+    } else {
+      build_id_frames_.push_back(BuildIdFrame{nullptr, f.offset_or_ip});
+    }
+  }
   if (!r.regs.empty()) {
     static_assert(STROBE_REGS_COUNT == 17);
     s.regs_abi = kRegsAbi64;
@@ -214,13 +231,16 @@ void BpfEngine::applyRaw(const uint8_t* bytes, size_t size, uint8_t, Converter& 
   const bpf::Record& r = *rec;
   if ((r.flags & (STROBE_F_USTACK_FAILED | STROBE_F_STACK_FAILED)) != 0) ++stack_unreadable_;
   switch (r.kind) {
-    case STROBE_REC_SAMPLE:
+    case STROBE_REC_SAMPLE: {
       ++samples_;
-      c.onSample(sampleOf(r));
+      const perf::SampleRecord s = sampleOf(r);  // fills build_id_frames_ first
+      c.onSample(s, build_id_frames_);
       break;
+    }
     case STROBE_REC_SWITCH_OUT: {
       ++switches_;
-      c.onSwitchSample(sampleOf(r));
+      const perf::SampleRecord s = sampleOf(r);
+      c.onSwitchSample(s, build_id_frames_);
       perf::SwitchRecord w;
       w.pid = r.pid;
       w.tid = r.tid;

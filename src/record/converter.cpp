@@ -193,6 +193,7 @@ void Converter::addMapping(int32_t pid, uint64_t start, uint64_t end, uint64_t p
                            const std::string& path, const std::string& build_id) {
   model::ModuleId module = profile_.internModule(path, build_id);
   spaces_[pid].map(Mapping{start, end, pgoff, module});
+  if (!build_id.empty()) build_id_frames_.noteModule(profile_, module);
   if (model::isAnonymousCode(path)) profile_.addAnonRegion(pid, start, end);
   if (model::isJitdumpMarker(path)) jitdump_markers_.push_back(JitdumpMarker{pid, path});
   if (kept_ != nullptr) kept_->onMapping(pid, start, end, path, build_id);
@@ -289,6 +290,18 @@ void Converter::onSample(const perf::SampleRecord& r) {
   throttle_.onSample(profile_.samples());
 }
 
+void Converter::onSample(const perf::SampleRecord& r, std::span<const BuildIdFrame> user) {
+  user_frames_ = user;
+  onSample(r);
+  user_frames_ = {};
+}
+
+void Converter::onSwitchSample(const perf::SampleRecord& r, std::span<const BuildIdFrame> user) {
+  user_frames_ = user;
+  onSwitchSample(r);
+  user_frames_ = {};
+}
+
 void Converter::onThrottle(const perf::ThrottleRecord& r) {
   if (r.throttle) {
     ++stats_.throttled;
@@ -325,7 +338,7 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
     if (kernel_frames_) pushKernelFrames(r);
     end = unwindSample(r, as);
     if (frames_.empty()) frames_.push_back(r.ip);
-  } else if (r.callchain_len == 0) {
+  } else if (r.callchain_len == 0 && user_frames_.empty()) {
     if (!kernel_leaf) frames_.push_back(r.ip);
     if (kernel_frames_ && perf::isKernelAddress(r.ip)) kernel_count_ = 1;
   } else {
@@ -348,6 +361,11 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
       // Every frame but the leaf is a return address: step into the call.
       // The first user frame is the interrupted pc, also under kernel frames.
       frames_.push_back(frames_.size() == kernel_count_ ? v : v - 1);
+    }
+    for (const BuildIdFrame& f : user_frames_) {
+      if (f.build_id == nullptr && f.offset == 0) break;  // the walk's end, as above
+      frames_.push_back(
+          build_id_frames_.resolve(profile_, as, f, /*leaf=*/frames_.size() == kernel_count_));
     }
     if (frames_.empty()) frames_.push_back(r.ip);
     // -g fp: a leaf without its frame set up hid its caller from the walk.
@@ -383,6 +401,9 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
     model::LocationId loc;
     if (j < kernel_count_) {
       loc = kernelLocation(frames_[j]);
+    } else if (BuildIdFrames::isPseudo(frames_[j])) {
+      const auto [module, offset] = build_id_frames_.location(frames_[j]);
+      loc = profile_.internLocation(module, offset, 0);
     } else if (frames_[j] == kMissingCallerFrame) {
       if (missing_caller_location_ == model::kNone) {
         missing_caller_location_ = model::missingCallerLocation(profile_);

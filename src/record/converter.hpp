@@ -14,6 +14,9 @@
 // go to an OffCpuPairer (off_cpu.hpp), which stores one kOffCpu sample per
 // interval a thread spent off CPU.
 //
+// A capture engine may name user frames by build-id and file offset
+// instead of addresses (build_id_frames.hpp): onSample's second form.
+//
 // Records must arrive in time order (see EventQueue). Caller frames are
 // return addresses: the converter stores return address − 1 so that later
 // lookups land in the call instruction (FIELD-NOTES: "Return addresses").
@@ -22,6 +25,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -31,6 +35,7 @@
 #include "model/profile.hpp"
 #include "perf/records.hpp"
 #include "record/address_space.hpp"
+#include "record/build_id_frames.hpp"
 #include "record/kept_files.hpp"
 #include "record/off_cpu.hpp"
 #include "record/throttle_account.hpp"
@@ -85,6 +90,11 @@ class Converter {
   void apply(const perf::Record& r, Stream stream = Stream::kMain);
 
   void onSample(const perf::SampleRecord& r);
+  // A sample whose user stack is `user` (leaf first) instead of the
+  // callchain's user part (the callchain then holds the kernel part, if
+  // any); the same for the off-CPU stream's switch-out.
+  void onSample(const perf::SampleRecord& r, std::span<const BuildIdFrame> user);
+  void onSwitchSample(const perf::SampleRecord& r, std::span<const BuildIdFrame> user);
   void onMmap(const perf::Mmap2Record& r);
   void onComm(const perf::CommRecord& r);
   void onTask(const perf::TaskRecord& r);
@@ -201,6 +211,8 @@ class Converter {
   model::ModuleId kernel_module_ = model::kNone;
   model::LocationId kernel_time_location_ = model::kNone;  // [kernel] (without -k)
   std::unordered_set<int32_t> pid_filter_;
+  BuildIdFrames build_id_frames_;
+  std::span<const BuildIdFrame> user_frames_;  // of the sample being converted
   KeptFiles* kept_ = nullptr;
   std::vector<JitdumpMarker> jitdump_markers_;
   // Live threads with a CPU sample (an EXIT of any other is unsampled).

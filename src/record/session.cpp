@@ -206,6 +206,7 @@ void Session::fillMeta() {
   meta.sample_period = opt_.period;
   meta.event = opt_.event;
   meta.call_graph = opt_.callchain ? "fp" : "none";
+  meta.engine = engineName(engine_kind_);
   if (opt_.stack_copy_bytes != 0) {
     meta.call_graph = opt_.unwind_auto ? "auto" : "dwarf";
     meta.stack_copy_bytes = opt_.stack_copy_bytes;

@@ -56,6 +56,7 @@ constexpr Field kFields[] = {
     {"switch_unpaired", &Meta::switch_unpaired},
     {"incomplete", &Meta::incomplete},
     {"stopped_reason", &Meta::stopped_reason},
+    {"engine", &Meta::engine},
 };
 
 template <typename T>

@@ -31,6 +31,7 @@ Profile richProfile() {
   m.refused_reason = "cannot map a 8 KiB perf ring: over kernel.perf_event_mlock_kb";
   m.exit_status = 130;
   m.stopped_reason = "sampling stopped early";
+  m.engine = "bpf";
   m.off_cpu = 1;
   m.off_cpu_min_ns = 100'000;
   m.off_cpu_short_count = 321;
@@ -151,6 +152,7 @@ void expectSameProfile(const Profile& a, const Profile& b) {
   EXPECT_EQ(x.refused_reason, y.refused_reason);
   EXPECT_EQ(x.incomplete, y.incomplete);
   EXPECT_EQ(x.stopped_reason, y.stopped_reason);
+  EXPECT_EQ(x.engine, y.engine);
   EXPECT_EQ(x.exit_status, y.exit_status);
   EXPECT_EQ(x.dropped_spans, y.dropped_spans);
   EXPECT_EQ(x.off_cpu, y.off_cpu);
