@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: Apache-2.0
+// SPDX-License-Identifier: Apache-2.0 OR GPL-2.0-only
 /* strobe's BPF program: runs at each sample of a cpu-clock (or other)
  * perf event opened on every CPU, and, with --off-cpu, at each context
  * switch. It reads; it never aggregates: each sample of a target process
@@ -32,6 +32,8 @@
 #error "strobe's BPF program reads x86-64 registers: build with -D__TARGET_ARCH_x86"
 #endif
 
+/* The helpers that read user memory are for GPL-compatible programs only;
+ * this file is offered under GPL-2.0 too (NOTICE). */
 char LICENSE[] SEC("license") = "GPL";
 
 /* ---- kernel types: only what is read ---- */

@@ -179,10 +179,10 @@ void addSamplingOptions(CLI::App* sub, RecordArgs& a) {
                   "With --off-cpu: count off-CPU intervals shorter than this without storing "
                   "them (default 100us; 0 keeps all)");
   sub->add_option("--engine", a.engine,
-                  std::string("Capture engine: perf (the kernel's samplers), bpf (strobe's BPF "
-                              "program on one event per CPU; root or CAP_BPF+CAP_PERFMON) or auto "
-                              "(bpf where it can record, else perf); default ") +
-                      kDefaultEngine + ", or $STROBE_ENGINE");
+                  std::string("Capture engine (default: $STROBE_ENGINE, else ") + kDefaultEngine +
+                      "): perf (the kernel's samplers), bpf (strobe's BPF program on one event per "
+                      "CPU; root or CAP_BPF+CAP_PERFMON) or auto (bpf where it can record, else "
+                      "perf)");
 }
 
 int toRecordOptions(const RecordArgs& a, const CommandUsage& u, record::RecordOptions& opt) {

@@ -28,6 +28,8 @@ constexpr uint32_t kOffCpuStackCopy = 1024;
 // within these bounds.
 constexpr size_t kMinRingBytes = 1 << 20;
 constexpr size_t kMaxRingBytes = 1 << 30;
+// Launched: the sampler's ring, which holds only THROTTLE and LOST records.
+constexpr size_t kThrottleRingPages = 4;
 // perf's ABI value for 64-bit user registers (PERF_SAMPLE_REGS_ABI_64).
 constexpr uint64_t kRegsAbi64 = 2;
 
@@ -87,8 +89,12 @@ class BpfEngine final : public CaptureEngine {
   uint64_t samples_ = 0;    // sample records read
   uint64_t switches_ = 0;   // switch records read
   uint64_t sideband_lost_ = 0;
+  size_t events_opened_ = 0;
   uint64_t malformed_ = 0;
-  uint64_t stack_unreadable_ = 0;  // samples whose user stack the program could not read
+  // Samples whose user stack the program could not read: the kernel's
+  // walk refused (-g fp), or not one byte of the stack copy was readable.
+  uint64_t walk_failed_ = 0;
+  uint64_t copy_failed_ = 0;
 };
 
 Status BpfEngine::open(const EngineTargets& t) {
@@ -98,11 +104,15 @@ Status BpfEngine::open(const EngineTargets& t) {
   config.kernel_stack = opt_.kernel;
   config.user_stack = opt_.callchain || opt_.stack_copy_bytes != 0;
   config.stack_bytes = opt_.stack_copy_bytes;
-  // -g fp: frames named by build-id where the kernel can tell the file
-  // (STROBE_BPF_BUILD_ID=0: addresses only, for comparing their cost).
+  // -g fp: frames named by build-id where the kernel can tell the file. It
+  // costs the target about 5 us per sample (docs/BENCHMARKS.md, "Capture
+  // engines"), so it is on where it names what strobe may never learn
+  // otherwise: -a, whose processes come and go before their mappings are
+  // read. STROBE_BPF_BUILD_ID=1 or 0 asks for it or not.
   const char* build_id = std::getenv("STROBE_BPF_BUILD_ID");
+  const std::string_view asked = build_id != nullptr ? build_id : "";
   config.build_id = opt_.stack_copy_bytes == 0 && opt_.callchain &&
-                    (build_id == nullptr || std::string_view(build_id) != "0");
+                    (asked == "1" || (asked != "0" && t.system_wide));
   if (opt_.off_cpu) {
     config.off_cpu = true;
     config.switch_stack_bytes = opt_.stack_copy_bytes;
@@ -125,8 +135,11 @@ Status BpfEngine::open(const EngineTargets& t) {
   }
   if (auto st = program_->attachTracepoints(); !st) return st;
 
-  // One event per CPU on every task: the program samples, the ring carries
-  // the side-band records (and THROTTLE) of every process.
+  // One event per CPU on every task: the program samples. Attached and -a,
+  // its ring also carries the side-band records of every process (kept for
+  // the targets in apply()); a launched command's come from a dummy event
+  // per CPU that it inherits from its exec on, so that other processes'
+  // records never reach strobe. THROTTLE records come from the sampler.
   perf::EventSpec spec;
   spec.name = opt_.event;
   spec.frequency = opt_.frequency;
@@ -134,19 +147,41 @@ Status BpfEngine::open(const EngineTargets& t) {
   spec.callchain = false;
   spec.kernel = opt_.kernel;
   spec.kernel_time = t.kernel_time;
-  attr_ = perf::makeAttr(spec, /*inherit=*/false, /*enable_on_exec=*/false,
-                         static_cast<uint32_t>(opt_.mmap_pages * page / 4));
-  for (int cpu : cpus_) {
-    auto fd = perf::openEvent(attr_, -1, cpu);
+  const bool launch = t.command > 0;
+  const auto wakeup = static_cast<uint32_t>(opt_.mmap_pages * page / 4);
+  attr_ = perf::makeAttr(spec, /*inherit=*/false, /*enable_on_exec=*/false, wakeup);
+  perf_event_attr sampler = attr_;
+  perf_event_attr sideband =
+      perf::makeAttr(spec, /*inherit=*/true, /*enable_on_exec=*/true, wakeup);
+  if (launch) {
+    sampler.mmap = sampler.mmap2 = sampler.comm = sampler.comm_exec = sampler.task = 0;
+    sampler.build_id = 0;
+    sideband.type = PERF_TYPE_SOFTWARE;
+    sideband.config = PERF_COUNT_SW_DUMMY;
+  }
+  auto addRing = [&](Result<Fd> fd, size_t pages, int cpu) -> Result<int> {
     if (!fd) return fd.takeError();
-    auto ring = perf::RingBuffer::map(fd->get(), opt_.mmap_pages);
+    auto ring = perf::RingBuffer::map(fd->get(), pages);
     if (!ring) return ring.takeError();
     auto r = std::make_unique<CpuRing>();
     r->fd = std::move(*fd);
     r->buffer = std::move(*ring);
     r->cpu = cpu;
-    if (auto st = program_->attachSampler(r->fd.get()); !st) return st;
     rings_.push_back(std::move(r));
+    return rings_.back()->fd.get();
+  };
+  for (int cpu : cpus_) {
+    // Launched, the sampler's ring holds only THROTTLE and LOST records.
+    auto fd = addRing(
+        perf::openEvent(sampler, -1, cpu),
+        launch ? std::min<size_t>(opt_.mmap_pages, kThrottleRingPages) : opt_.mmap_pages, cpu);
+    if (!fd) return fd.takeError();
+    if (auto st = program_->attachSampler(*fd); !st) return st;
+    ++events_opened_;
+    if (!launch) continue;
+    auto side = addRing(perf::openEvent(sideband, t.command, cpu), opt_.mmap_pages, cpu);
+    if (!side) return side.takeError();
+    ++events_opened_;
   }
   return {};
 }
@@ -229,7 +264,8 @@ void BpfEngine::applyRaw(const uint8_t* bytes, size_t size, uint8_t, Converter& 
     return;
   }
   const bpf::Record& r = *rec;
-  if ((r.flags & (STROBE_F_USTACK_FAILED | STROBE_F_STACK_FAILED)) != 0) ++stack_unreadable_;
+  if (r.kind == STROBE_REC_SAMPLE && (r.flags & STROBE_F_USTACK_FAILED) != 0) ++walk_failed_;
+  if (r.kind == STROBE_REC_SAMPLE && (r.flags & STROBE_F_STACK_FAILED) != 0) ++copy_failed_;
   switch (r.kind) {
     case STROBE_REC_SAMPLE: {
       ++samples_;
@@ -310,8 +346,18 @@ void BpfEngine::finish(ConverterStats& stats, RecordOutcome& out,
     side.corrupt = r->buffer.corruptCount();
     out.rings.push_back(side);
   }
-  out.events_opened = rings_.size();
+  out.events_opened = events_opened_;
   out.malformed_records += malformed_;
+  // Stacks the program could not read at all, once they are 1% of the
+  // samples (a short copy is the unwinder's to report, as for the perf
+  // engine).
+  if ((walk_failed_ + copy_failed_) * 100 > samples_) {
+    warnings.push_back(std::to_string(walk_failed_ + copy_failed_) + " of " +
+                       std::to_string(samples_) +
+                       " samples: the BPF program could not read the user stack (" +
+                       std::to_string(walk_failed_) + " frame-pointer walks refused, " +
+                       std::to_string(copy_failed_) + " stack copies without a readable byte)");
+  }
   if (sideband_lost_ > 0) {
     warnings.push_back(std::to_string(sideband_lost_) +
                        " mapping and thread records were lost: some frames may be unmapped "
