@@ -285,15 +285,19 @@ int toRecordOptions(const RecordArgs& a, const CommandUsage& u, record::RecordOp
     }
     opt.duration_ns = *d;
   }
-  if (a.engine == "perf") {
+  std::string engine = a.engine;
+  if (engine.empty()) {
+    const char* env = std::getenv("STROBE_ENGINE");
+    engine = env != nullptr && *env != '\0' ? env : kDefaultEngine;
+  }
+  if (engine == "perf") {
     opt.engine = record::EngineKind::kPerf;
-  } else if (a.engine == "bpf") {
+  } else if (engine == "bpf") {
     opt.engine = record::EngineKind::kBpf;
-  } else if (a.engine == "auto") {
+  } else if (engine == "auto") {
     opt.engine = record::EngineKind::kAuto;
   } else {
-    logError("unknown engine '" + a.engine + "'",
-             "use --engine perf, --engine bpf or --engine auto");
+    logError("unknown engine '" + engine + "'", "use --engine perf, --engine bpf or --engine auto");
     return kExitUsage;
   }
   if (!a.pids.empty()) {
@@ -309,13 +313,13 @@ int toRecordOptions(const RecordArgs& a, const CommandUsage& u, record::RecordOp
   }
   // What the engine cannot do is known before anything starts.
   std::string note;
-  auto engine = record::chooseEngine(opt, note);
-  if (!engine) {
-    logError(engine.error());
-    return exitCodeFor(engine.error());
+  auto chosen = record::chooseEngine(opt, note);
+  if (!chosen) {
+    logError(chosen.error());
+    return exitCodeFor(chosen.error());
   }
   if (!note.empty()) logInfo(note);
-  opt.engine = (*engine)->kind;
+  opt.engine = (*chosen)->kind;
   return 0;
 }
 
