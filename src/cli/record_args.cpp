@@ -179,7 +179,8 @@ void addSamplingOptions(CLI::App* sub, RecordArgs& a) {
                   "With --off-cpu: count off-CPU intervals shorter than this without storing "
                   "them (default 100us; 0 keeps all)");
   sub->add_option("--engine", a.engine,
-                  std::string("Capture engine (default: $STROBE_ENGINE, else ") + kDefaultEngine +
+                  std::string("Capture engine (default: $STROBE_CAPTURE_ENGINE, else ") +
+                      kDefaultEngine +
                       "): perf (the kernel's samplers), bpf (strobe's BPF program on one event per "
                       "CPU; root or CAP_BPF+CAP_PERFMON) or auto (bpf where it can record, else "
                       "perf)");
@@ -287,7 +288,7 @@ int toRecordOptions(const RecordArgs& a, const CommandUsage& u, record::RecordOp
   }
   std::string engine = a.engine;
   if (engine.empty()) {
-    const char* env = std::getenv("STROBE_ENGINE");
+    const char* env = std::getenv("STROBE_CAPTURE_ENGINE");
     engine = env != nullptr && *env != '\0' ? env : kDefaultEngine;
   }
   if (engine == "perf") {

@@ -37,7 +37,7 @@ struct RecordArgs {
   bool off_cpu = false;     // --off-cpu
   std::string off_cpu_min;  // --off-cpu-min DUR ("": the default)
   // --engine: perf, bpf or auto (record/engine.hpp); "" when not given:
-  // $STROBE_ENGINE, else kDefaultEngine.
+  // $STROBE_CAPTURE_ENGINE, else kDefaultEngine.
   std::string engine;
 };
 
