@@ -235,13 +235,4 @@ Counters Program::counters() const {
   return c;
 }
 
-std::pair<uint64_t, uint64_t> Program::samplerRunTime() const {
-  bpf_prog_info info = {};
-  uint32_t len = sizeof info;
-  if (bpf_obj_get_info_by_fd(bpf_program__fd(impl_->skel->progs.on_sample), &info, &len) != 0) {
-    return {0, 0};
-  }
-  return {info.run_time_ns, info.run_cnt};
-}
-
 }  // namespace strobe::bpf

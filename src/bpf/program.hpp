@@ -76,8 +76,6 @@ class Program {
   // void* arg); returns how many.
   size_t drain(void (*sink)(const uint8_t*, size_t, void*), void* arg);
   [[nodiscard]] Counters counters() const;
-  // The sampler's own run time and runs, when kernel.bpf_stats_enabled is 1.
-  [[nodiscard]] std::pair<uint64_t, uint64_t> samplerRunTime() const;
 
  private:
   struct Impl;

@@ -20,8 +20,10 @@
  * preserve_access_index, so libbpf relocates them against the running
  * kernel's BTF (CO-RE); no vmlinux.h is generated or checked in.
  * x86-64 only (the user registers are read in its pt_regs layout). */
+/* The uapi types first: libbpf's headers use them. */
 #include <linux/bpf.h>
 #include <linux/types.h>
+
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -51,8 +53,8 @@ struct mm_struct;
 struct task_struct {
   int pid;  /* the thread id */
   int tgid; /* the process id */
-  struct mm_struct *mm;
-  struct signal_struct *signal;
+  struct mm_struct* mm;
+  struct signal_struct* signal;
 } __attribute__((preserve_access_index));
 
 /* x86-64's saved user registers (the entry code's frame: its layout is ABI). */
@@ -70,18 +72,18 @@ struct bpf_perf_event_data {
 
 /* ---- configuration, set by strobe before loading ---- */
 
-#define MAX_KSTACK 127   /* frames */
-#define MAX_USTACK 127   /* frames */
+#define MAX_KSTACK 127 /* frames */
+#define MAX_USTACK 127 /* frames */
 #define MAX_STACK_COPY 65536
 #define PAGE 4096
 
-const volatile __u32 cfg_filter = 1;         /* keep only the targets' samples */
-const volatile __u32 cfg_kstack = 0;         /* -k: the kernel stack */
-const volatile __u32 cfg_ustack = 1;         /* the kernel's frame-pointer walk of the user stack */
-const volatile __u32 cfg_build_id = 0;       /* ... as build-id + offset frames */
-const volatile __u32 cfg_stack_bytes = 0;    /* -g dwarf/auto: user stack bytes to copy (8-aligned) */
+const volatile __u32 cfg_filter = 1;      /* keep only the targets' samples */
+const volatile __u32 cfg_kstack = 0;      /* -k: the kernel stack */
+const volatile __u32 cfg_ustack = 1;      /* the kernel's frame-pointer walk of the user stack */
+const volatile __u32 cfg_build_id = 0;    /* ... as build-id + offset frames */
+const volatile __u32 cfg_stack_bytes = 0; /* -g dwarf/auto: user stack bytes to copy (8-aligned) */
 const volatile __u32 cfg_switch_stack_bytes = 0; /* --off-cpu: the same at a switch-out */
-const volatile __u64 cfg_wakeup_bytes = 0;   /* wake strobe once this much waits in the ring */
+const volatile __u64 cfg_wakeup_bytes = 0;       /* wake strobe once this much waits in the ring */
 
 /* ---- maps ---- */
 
@@ -111,8 +113,8 @@ struct {
  * slot per CPU and program kind (a sample's interrupt never nests in the
  * scheduler's tracepoint, which runs with interrupts off; the slots are
  * apart anyway). Too large for a per-CPU array's value. */
-#define SCRATCH_BYTES                                                                        \
-  (sizeof(struct strobe_record) + 4 * sizeof(struct strobe_section) + MAX_KSTACK * 8 +       \
+#define SCRATCH_BYTES                                                                  \
+  (sizeof(struct strobe_record) + 4 * sizeof(struct strobe_section) + MAX_KSTACK * 8 + \
    MAX_USTACK * sizeof(struct strobe_build_id_frame) + STROBE_REGS_COUNT * 8 + MAX_STACK_COPY)
 struct scratch {
   __u8 bytes[SCRATCH_BYTES];
@@ -266,6 +268,24 @@ static __always_inline struct scratch* slot(__u32 which) {
   return bpf_map_lookup_elem(&scratch, &key);
 }
 
+/* Starts a record in `s`: its header, no section yet. */
+static __always_inline struct strobe_record* beginRecord(struct scratch* s, __u16 kind, __u16 flags,
+                                                         __u64 time, __u32 pid, __u32 tid,
+                                                         __u32 cpu) {
+  struct strobe_record* r = (void*)s->bytes;
+  r->kind = kind;
+  r->flags = flags;
+  r->size = 0;
+  r->time = time;
+  r->pid = pid;
+  r->tid = tid;
+  r->cpu = cpu;
+  r->nsections = 0;
+  r->period = 0;
+  r->ip = 0;
+  return r;
+}
+
 static __always_inline void readUserRegs(struct task_struct* task, struct user_regs* u) {
   struct user_regs* regs = (struct user_regs*)bpf_task_pt_regs(task);
   if (bpf_probe_read_kernel(u, sizeof(*u), regs) != 0) __builtin_memset(u, 0, sizeof(*u));
@@ -285,14 +305,8 @@ int on_sample(struct bpf_perf_event_data* ctx) {
   }
   struct scratch* s = slot(0);
   if (!s) return 0;
-  struct strobe_record* r = (void*)s->bytes;
-  r->kind = STROBE_REC_SAMPLE;
-  r->flags = 0;
-  r->time = bpf_ktime_get_ns();
-  r->pid = tgid;
-  r->tid = tid;
-  r->cpu = bpf_get_smp_processor_id();
-  r->nsections = 0;
+  struct strobe_record* r = beginRecord(s, STROBE_REC_SAMPLE, 0, bpf_ktime_get_ns(), tgid, tid,
+                                        bpf_get_smp_processor_id());
   r->period = ctx->sample_period;
   r->ip = ctx->regs.ip;
   __u32 off = sizeof(*r);
@@ -326,29 +340,22 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct* prev, struct task_str
   if (prev_tid != 0 && isTarget(prev_tgid)) {
     struct scratch* s = slot(1);
     if (s) {
-      struct strobe_record* r = (void*)s->bytes;
-      r->kind = STROBE_REC_SWITCH_OUT;
-      r->flags = preempt || prev_state == 0 ? STROBE_F_PREEMPTED : 0;
-      r->time = now;
-      r->pid = prev_tgid;
-      r->tid = prev_tid;
-      r->cpu = cpu;
-      r->nsections = 0;
-      r->period = 0;
-      r->ip = 0;
+      struct strobe_record* r =
+          beginRecord(s, STROBE_REC_SWITCH_OUT, preempt || prev_state == 0 ? STROBE_F_PREEMPTED : 0,
+                      now, prev_tgid, prev_tid, cpu);
       __u32 off = sizeof(*r);
       if (cfg_kstack) off = addKernelStack(ctx, s, r, off, SWITCH_KSTACK_SKIP);
       if (BPF_CORE_READ(prev, mm) == 0) {
         r->flags |= STROBE_F_NO_USER;
       } else {
-        /* prev is the task running the tracepoint: its user stack is current's. */
+        /* prev is the task running the tracepoint: its user stack is
+         * current's, entered at the user registers' ip. */
+        struct user_regs u;
+        readUserRegs(prev, &u);
+        r->ip = u.ip;
         if (cfg_ustack) off = addUserStack(ctx, s, r, off);
-        if (cfg_switch_stack_bytes != 0) {
-          struct user_regs u;
-          readUserRegs(prev, &u);
-          r->ip = u.ip;
+        if (cfg_switch_stack_bytes != 0)
           off = addRegsAndStack(s, r, off, &u, cfg_switch_stack_bytes);
-        }
       }
       emit(s, off, STROBE_CTR_LOST_SWITCHES);
     }

@@ -92,12 +92,17 @@ class BpfParity : public ::testing::Test {
       ASSERT_EQ(r.status, 0) << engine << ": " << r.err;
     }
   }
-  // Both engines record the running process `pid` at the same time.
-  void recordAttached(const std::vector<std::string>& opts, int pid, const char* duration) {
+  // Starts `target`, then both engines record it for 2 s at the same time.
+  void recordAttached(const std::vector<std::string>& opts,
+                      const std::vector<std::string>& target) {
+    Background fixture(target);
+    ASSERT_GT(fixture.pid(), 0);
+    sleepMs(300);  // past its start-up
     std::vector<int> pids;
     for (const char* engine : {"perf", "bpf"}) {
       std::vector<std::string> a = argv(engine, opts);
-      a.insert(a.end(), {"-d", duration, "-p", std::to_string(pid)});
+      a.insert(a.end(), {"-d", "2s", "-p", std::to_string(fixture.pid())});
+      std::filesystem::create_directories(dir_ + "/" + engine);
       pids.push_back(startProcess(a, dir_ + "/" + engine));
     }
     for (size_t i = 0; i < pids.size(); ++i) {
@@ -127,12 +132,7 @@ TEST_P(BpfCallGraphParity, LaunchedSharesAndStacks) {
 
 TEST_P(BpfCallGraphParity, AttachedSharesAndStacks) {
   SKIP_WITHOUT_BPF();
-  std::filesystem::create_directories(dir_ + "/perf");
-  std::filesystem::create_directories(dir_ + "/bpf");
-  Background fixture({kShares, "100000", "1000000"});
-  ASSERT_GT(fixture.pid(), 0);
-  sleepMs(200);
-  recordAttached({"-g", GetParam()}, fixture.pid(), "2s");
+  recordAttached({"-g", GetParam()}, {kShares, "100000", "1000000"});
   const Figures perf = figuresOf(loadRecording(db("perf")), kShareFunctions);
   const Figures bpf = figuresOf(loadRecording(db("bpf")), kShareFunctions);
   expectParity(perf, bpf);
@@ -156,12 +156,7 @@ double kernelLeafShare(const model::Profile& p) {
 
 TEST_F(BpfParity, KernelStacks) {
   SKIP_WITHOUT_BPF();
-  std::filesystem::create_directories(dir_ + "/perf");
-  std::filesystem::create_directories(dir_ + "/bpf");
-  Background fixture({kFixtures + "fixture_syscalls", "30"});
-  ASSERT_GT(fixture.pid(), 0);
-  sleepMs(200);
-  recordAttached({"-k", "-g", "auto"}, fixture.pid(), "2s");
+  recordAttached({"-k", "-g", "auto"}, {kFixtures + "fixture_syscalls", "30"});
   const model::Profile perf_p = loadRecording(db("perf"));
   const model::Profile bpf_p = loadRecording(db("bpf"));
   const Figures perf = figuresOf(perf_p, {"syscall_loop(double)"});
@@ -186,12 +181,7 @@ std::map<model::OffCpuReason, double> offCpuReasons(const model::Profile& p) {
 
 TEST_F(BpfParity, OffCpu) {
   SKIP_WITHOUT_BPF();
-  std::filesystem::create_directories(dir_ + "/perf");
-  std::filesystem::create_directories(dir_ + "/bpf");
-  Background fixture({kFixtures + "fixture_offcpu", "30"});
-  ASSERT_GT(fixture.pid(), 0);
-  sleepMs(300);
-  recordAttached({"--off-cpu", "-g", "auto"}, fixture.pid(), "2s");
+  recordAttached({"--off-cpu", "-g", "auto"}, {kFixtures + "fixture_offcpu", "30"});
   const std::vector<std::string> functions = {"burn", "nap", "wait_pipe", "wait_lock"};
   auto wall = [&](const std::string& engine) {
     model::SampleFilter f;
