@@ -230,7 +230,8 @@ void Session::fillMeta() {
     meta.pid = opt_.pids.front();
     meta.target = "pid";
     for (size_t i = 0; i < opt_.pids.size(); ++i) {
-      meta.target += (i == 0 ? " " : ",") + std::to_string(opt_.pids[i]);
+      meta.target += i == 0 ? ' ' : ',';
+      meta.target += std::to_string(opt_.pids[i]);
     }
   }
 }
