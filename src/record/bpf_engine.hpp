@@ -12,17 +12,23 @@
 // How it covers threads: launch, attach and -a alike open one event per
 // CPU; threads created later are sampled from their first sample with no
 // rescan, children from their fork (a launched command is sampled from its
-// exec on). The side-band records (MMAP2, COMM, FORK, EXIT, THROTTLE) come
-// from the same per-CPU events' rings, for every process, and are kept for
-// the targets and their descendants only (in time order, as FORK records
-// add descendants).
+// exec on). The side-band records (MMAP2, COMM, FORK, EXIT) of a launched
+// command come from a dummy event per CPU that it inherits from its exec
+// on; attached and -a, from the sampling events' own rings, for every
+// process, kept for the targets and their descendants only (in time order,
+// as FORK records add descendants). THROTTLE records come from the
+// sampling events: a throttled CPU is given back to the thread whose
+// sample hit the limit (ThrottleAccount), though others may have run there.
+// The events are enabled (the program attached) in open(): their records
+// wait in the rings until the session drains them.
 //
 // What it cannot do: --no-inherit (it follows every thread of a process);
 // count the CPU no sample covers (its events count every task of a CPU);
 // run without BPF (EngineInfo::check says why: bpf/program.hpp). A record
 // the ring had no room for is counted as a LOST sample (or a lost switch
-// record), and a sample whose stack the program could not read says so in
-// its StackEnd where the unwinder would not tell.
+// record); samples whose user stack the program could not read at all are
+// counted in a warning (a copy that ends early is the unwinder's to report
+// in StackEnd, as with the perf engine).
 // Thread safety: one thread (the session's).
 #pragma once
 
