@@ -70,7 +70,7 @@ class BpfEngine final : public CaptureEngine {
   // Hands the program's lost-record counts to the converter as LOST records.
   void noteLost(Converter& c);
   // A SampleRecord for the converter from a program record; its callchain
-  // lives in callchain_ (and its build-id frames in build_id_frames_) until
+  // lives in callchain_, and what else the program read in extras_, until
   // the next call.
   perf::SampleRecord sampleOf(const bpf::Record& r);
 
@@ -85,6 +85,7 @@ class BpfEngine final : public CaptureEngine {
   EventQueue* queue_ = nullptr;  // during drain()
   std::vector<uint64_t> callchain_;
   std::vector<BuildIdFrame> build_id_frames_;
+  SampleExtras extras_;
   bpf::Counters reported_;  // lost counts already handed to the converter
   uint64_t samples_ = 0;    // sample records read
   uint64_t switches_ = 0;   // switch records read
@@ -245,6 +246,10 @@ perf::SampleRecord BpfEngine::sampleOf(const bpf::Record& r) {
       build_id_frames_.push_back(BuildIdFrame{nullptr, f.offset_or_ip});
     }
   }
+  extras_.user_frames = build_id_frames_;
+  // Without a user stack at all (a kernel thread has none to read).
+  extras_.user_stack_unreadable = (r.flags & STROBE_F_NO_USER) == 0 &&
+                                  ((r.flags & STROBE_F_USTACK_FAILED) != 0 && r.regs.empty());
   if (!r.regs.empty()) {
     static_assert(STROBE_REGS_COUNT == 17);
     s.regs_abi = kRegsAbi64;
@@ -269,14 +274,14 @@ void BpfEngine::applyRaw(const uint8_t* bytes, size_t size, uint8_t, Converter& 
   switch (r.kind) {
     case STROBE_REC_SAMPLE: {
       ++samples_;
-      const perf::SampleRecord s = sampleOf(r);  // fills build_id_frames_ first
-      c.onSample(s, build_id_frames_);
+      const perf::SampleRecord s = sampleOf(r);  // fills extras_ first
+      c.onSample(s, extras_);
       break;
     }
     case STROBE_REC_SWITCH_OUT: {
       ++switches_;
       const perf::SampleRecord s = sampleOf(r);
-      c.onSwitchSample(s, build_id_frames_);
+      c.onSwitchSample(s, extras_);
       perf::SwitchRecord w;
       w.pid = r.pid;
       w.tid = r.tid;

@@ -290,16 +290,16 @@ void Converter::onSample(const perf::SampleRecord& r) {
   throttle_.onSample(profile_.samples());
 }
 
-void Converter::onSample(const perf::SampleRecord& r, std::span<const BuildIdFrame> user) {
-  user_frames_ = user;
+void Converter::onSample(const perf::SampleRecord& r, const SampleExtras& extras) {
+  extras_ = &extras;
   onSample(r);
-  user_frames_ = {};
+  extras_ = nullptr;
 }
 
-void Converter::onSwitchSample(const perf::SampleRecord& r, std::span<const BuildIdFrame> user) {
-  user_frames_ = user;
+void Converter::onSwitchSample(const perf::SampleRecord& r, const SampleExtras& extras) {
+  extras_ = &extras;
   onSwitchSample(r);
-  user_frames_ = {};
+  extras_ = nullptr;
 }
 
 void Converter::onThrottle(const perf::ThrottleRecord& r) {
@@ -338,7 +338,7 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
     if (kernel_frames_) pushKernelFrames(r);
     end = unwindSample(r, as);
     if (frames_.empty()) frames_.push_back(r.ip);
-  } else if (r.callchain_len == 0 && user_frames_.empty()) {
+  } else if (r.callchain_len == 0 && (extras_ == nullptr || extras_->user_frames.empty())) {
     if (!kernel_leaf) frames_.push_back(r.ip);
     if (kernel_frames_ && perf::isKernelAddress(r.ip)) kernel_count_ = 1;
   } else {
@@ -362,7 +362,8 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
       // The first user frame is the interrupted pc, also under kernel frames.
       frames_.push_back(frames_.size() == kernel_count_ ? v : v - 1);
     }
-    for (const BuildIdFrame& f : user_frames_) {
+    for (const BuildIdFrame& f :
+         extras_ != nullptr ? extras_->user_frames : std::span<const BuildIdFrame>()) {
       if (f.build_id == nullptr && f.offset == 0) break;  // the walk's end, as above
       frames_.push_back(
           build_id_frames_.resolve(profile_, as, f, /*leaf=*/frames_.size() == kernel_count_));
@@ -376,6 +377,12 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
                        kMissingCallerFrame);
       }
     }
+  }
+
+  // The engine could not read the user stack: that, not a broken chain,
+  // is why it ends (an unwinder's own verdict stands).
+  if (extras_ != nullptr && extras_->user_stack_unreadable && end == model::StackEnd::kNotJudged) {
+    end = model::StackEnd::kBadFrame;
   }
 
   // Consecutive samples of a thread share most of their root-side frames

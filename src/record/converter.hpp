@@ -14,8 +14,10 @@
 // go to an OffCpuPairer (off_cpu.hpp), which stores one kOffCpu sample per
 // interval a thread spent off CPU.
 //
-// A capture engine may name user frames by build-id and file offset
-// instead of addresses (build_id_frames.hpp): onSample's second form.
+// A capture engine that reads more at the sample than perf's SampleRecord
+// holds hands it over in SampleExtras (onSample's second form): user frames
+// named by build-id and file offset (build_id_frames.hpp), a user stack it
+// could not read. Interpreter frames are meant to join them there.
 //
 // Records must arrive in time order (see EventQueue). Caller frames are
 // return addresses: the converter stores return address − 1 so that later
@@ -73,6 +75,16 @@ struct ConverterStats {
   OffCpuStats off_cpu;
 };
 
+// What a capture engine read at a sample beyond perf's SampleRecord.
+struct SampleExtras {
+  // The user stack (leaf first) as build-id frames, instead of the
+  // callchain's user part (the callchain then holds the kernel part only).
+  std::span<const BuildIdFrame> user_frames;
+  // The engine could not read the user stack at all: the stack ends there
+  // for that reason (StackEnd::kBadFrame), not for a broken frame chain.
+  bool user_stack_unreadable = false;
+};
+
 // Which event a record came from.
 enum class Stream : uint8_t {
   kMain = 0,    // the sampling event (and its side-band records)
@@ -90,11 +102,10 @@ class Converter {
   void apply(const perf::Record& r, Stream stream = Stream::kMain);
 
   void onSample(const perf::SampleRecord& r);
-  // A sample whose user stack is `user` (leaf first) instead of the
-  // callchain's user part (the callchain then holds the kernel part, if
-  // any); the same for the off-CPU stream's switch-out.
-  void onSample(const perf::SampleRecord& r, std::span<const BuildIdFrame> user);
-  void onSwitchSample(const perf::SampleRecord& r, std::span<const BuildIdFrame> user);
+  // A sample (and the off-CPU stream's switch-out) with what the engine
+  // read beyond the record.
+  void onSample(const perf::SampleRecord& r, const SampleExtras& extras);
+  void onSwitchSample(const perf::SampleRecord& r, const SampleExtras& extras);
   void onMmap(const perf::Mmap2Record& r);
   void onComm(const perf::CommRecord& r);
   void onTask(const perf::TaskRecord& r);
@@ -212,7 +223,7 @@ class Converter {
   model::LocationId kernel_time_location_ = model::kNone;  // [kernel] (without -k)
   std::unordered_set<int32_t> pid_filter_;
   BuildIdFrames build_id_frames_;
-  std::span<const BuildIdFrame> user_frames_;  // of the sample being converted
+  const SampleExtras* extras_ = nullptr;  // of the sample being converted
   KeptFiles* kept_ = nullptr;
   std::vector<JitdumpMarker> jitdump_markers_;
   // Live threads with a CPU sample (an EXIT of any other is unsampled).

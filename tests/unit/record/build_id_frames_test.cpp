@@ -45,7 +45,7 @@ TEST(BuildIdFrames, AKnownMappingGivesTheAddressesLocations) {
   mapApp(c, 7);
   // File offsets 0x1234 (the leaf) and 0x5678 (a return address).
   const BuildIdFrame user[] = {{kAppId.data(), 0x1234}, {kAppId.data(), 0x5678}};
-  c.onSample(sample(7, 0x400234), user);
+  c.onSample(sample(7, 0x400234), SampleExtras{user});
   ASSERT_EQ(p.samples().size(), 1u);
   auto f = frames(p, p.samples()[0]);
   ASSERT_EQ(f.size(), 2u);
@@ -64,7 +64,7 @@ TEST(BuildIdFrames, AProcessWithoutKnownMappingsIsStillNamed) {
                                            0xab, 0xcd, 0xef, 0x01, 0x23, 0x45, 0x67, 0x89};
   const BuildIdFrame user[] = {
       {kAppId.data(), 0x1234}, {unknown.data(), 0x9000}, {nullptr, 0x7f0000001000}};
-  c.onSample(sample(8, 0x400234), user);  // pid 8: no mapping known
+  c.onSample(sample(8, 0x400234), SampleExtras{user});  // pid 8: no mapping known
   ASSERT_EQ(p.samples().size(), 1u);
   auto f = frames(p, p.samples()[0]);
   ASSERT_EQ(f.size(), 3u);
@@ -80,7 +80,7 @@ TEST(BuildIdFrames, AProcessWithoutKnownMappingsIsStillNamed) {
   EXPECT_EQ(f[2].module, model::kNone);
   EXPECT_EQ(f[2].address, 0x7f0000000fffu);
   // The same frames again: the same stack.
-  c.onSample(sample(8, 0x400234), user);
+  c.onSample(sample(8, 0x400234), SampleExtras{user});
   EXPECT_EQ(p.samples()[1].stack, p.samples()[0].stack);
 }
 
@@ -88,10 +88,10 @@ TEST(BuildIdFrames, AModuleKnownByItsBuildIdGetsItsPathOnceMapped) {
   model::Profile p;
   Converter c(p, 0);
   const BuildIdFrame user[] = {{kAppId.data(), 0x1234}};
-  c.onSample(sample(8, 0x400234), user);
+  c.onSample(sample(8, 0x400234), SampleExtras{user});
   EXPECT_EQ(p.str(p.modules()[frames(p, p.samples()[0])[0].module].path), "");
   mapApp(c, 9);
-  c.onSample(sample(8, 0x400234), user);
+  c.onSample(sample(8, 0x400234), SampleExtras{user});
   EXPECT_EQ(p.str(p.modules()[frames(p, p.samples()[1])[0].module].path), "/bin/app");
 }
 
