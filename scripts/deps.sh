@@ -16,6 +16,7 @@ build_pkgs=(
   libc6-dbg  # names libc's internal functions (start_thread, clone3, ...) in profiles
   help2man go-md2man  # the man pages, generated from --help and docs/ (packaging/)
   libcapstone-dev  # disassembly for strobe annotate (x86-64, aarch64)
+  libbpf-dev bpftool clang  # the BPF engine: its program (clang -target bpf), skeleton, loader (src/bpf)
 )
 # What only the test run needs: real consumers of the outputs (Google's
 # pprof built from Debian's sources, Chromium, xmllint).

@@ -145,6 +145,31 @@ def perf_records(corpus):
           ring_input(DWARF_TYPE, REGS_MASK, 0, dwarf))
 
 
+def bpf_record(kind, flags, pid, tid, time, sections, period=0, ip=0):
+    # src/bpf/sample_record.h: a 48-byte header, then (kind, 0, size)
+    # sections padded to 8 bytes.
+    body = b"".join(struct.pack("<HHI", k, 0, len(d)) + pad8(d) for k, d in sections)
+    size = 48 + len(body)
+    return struct.pack("<HHIQIIIIQQ", kind, flags, size, time, pid, tid, 0, len(sections),
+                       period, ip) + body
+
+
+def bpf_records(corpus):
+    words = lambda *v: b"".join(struct.pack("<Q", x) for x in v)
+    regs = words(*range(17))
+    build_id = struct.pack("<i", 1) + bytes(range(20)) + struct.pack("<Q", 0x1234)
+    recs = [
+        bpf_record(1, 0, 7, 7, 1000, [(1, words(0xffffffff81000100)), (2, words(0x401234, 0x401500))],
+                   1001001, 0x401234),
+        bpf_record(1, 8, 7, 8, 2000, [(2, words(0x401234)), (4, regs), (5, bytes(40))], 1001001,
+                   0x401234),
+        bpf_record(1, 0, 7, 7, 3000, [(3, build_id), (6, words(0x7f00, 12))], 1001001, 0x401234),
+        bpf_record(2, 0x20, 7, 7, 4000, [(2, words(0x401234))]),
+        bpf_record(3, 0, 7, 7, 5000, []),
+    ]
+    write(os.path.join(corpus, "bpf_records", "seed-records"), b"".join(recs))
+
+
 def texts(corpus):
     seeds = {
         "perf_map": {
@@ -178,6 +203,7 @@ def texts(corpus):
         for name, text in files.items():
             write(os.path.join(corpus, target, "seed-" + name), text.encode("latin-1"))
     perf_records(corpus)
+    bpf_records(corpus)
 
 
 def recording(src, out):

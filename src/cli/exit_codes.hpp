@@ -27,7 +27,8 @@ inline constexpr int kExitNotFound = 127;  // the command to profile does not ex
 inline constexpr const char* kExitCodesHelp =
     "Exit status: record and top -- CMD return the command's own status (128+N\n"
     "if it died of signal N); 1 error, 2 usage error, 3 permission denied by the\n"
-    "kernel (perf_event_paranoid, capabilities), 4 event (or, for top, terminal)\n"
+    "kernel (perf_event_paranoid, capabilities; --engine bpf needs root or\n"
+    "CAP_BPF+CAP_PERFMON), 4 event (or, for top, terminal; --engine bpf: BPF)\n"
     "not supported here, 5 several processes match -P NAME (or functions match\n"
     "annotate's FUNCTION), 6 the recording cannot be written where -o says\n"
     "(record, import), 7 slower than diff --fail-on-slower allows, 126 command\n"

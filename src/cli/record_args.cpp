@@ -17,6 +17,7 @@
 #include "cli/exit_codes.hpp"
 #include "output/text_report.hpp"
 #include "perf/event.hpp"
+#include "record/engine.hpp"
 #include "record/options.hpp"
 #include "record/proc.hpp"
 
@@ -177,6 +178,12 @@ void addSamplingOptions(CLI::App* sub, RecordArgs& a) {
   sub->add_option("--off-cpu-min", a.off_cpu_min,
                   "With --off-cpu: count off-CPU intervals shorter than this without storing "
                   "them (default 100us; 0 keeps all)");
+  sub->add_option("--engine", a.engine,
+                  std::string("Capture engine (default: $STROBE_CAPTURE_ENGINE, else ") +
+                      kDefaultEngine +
+                      "): perf (the kernel's samplers), bpf (strobe's BPF program on one event per "
+                      "CPU; root or CAP_BPF+CAP_PERFMON) or auto (bpf where it can record, else "
+                      "perf)");
 }
 
 int toRecordOptions(const RecordArgs& a, const CommandUsage& u, record::RecordOptions& opt) {
@@ -279,6 +286,21 @@ int toRecordOptions(const RecordArgs& a, const CommandUsage& u, record::RecordOp
     }
     opt.duration_ns = *d;
   }
+  std::string engine = a.engine;
+  if (engine.empty()) {
+    const char* env = std::getenv("STROBE_CAPTURE_ENGINE");
+    engine = env != nullptr && *env != '\0' ? env : kDefaultEngine;
+  }
+  if (engine == "perf") {
+    opt.engine = record::EngineKind::kPerf;
+  } else if (engine == "bpf") {
+    opt.engine = record::EngineKind::kBpf;
+  } else if (engine == "auto") {
+    opt.engine = record::EngineKind::kAuto;
+  } else {
+    logError("unknown engine '" + engine + "'", "use --engine perf, --engine bpf or --engine auto");
+    return kExitUsage;
+  }
   if (!a.pids.empty()) {
     auto pids = record::parsePidList(a.pids);
     if (!pids) {
@@ -290,6 +312,15 @@ int toRecordOptions(const RecordArgs& a, const CommandUsage& u, record::RecordOp
   if (!a.process_name.empty()) {
     if (int rc = resolveName(a.process_name, opt.pids); rc != 0) return rc;
   }
+  // What the engine cannot do is known before anything starts.
+  std::string note;
+  auto chosen = record::chooseEngine(opt, note);
+  if (!chosen) {
+    logError(chosen.error());
+    return exitCodeFor(chosen.error());
+  }
+  if (!note.empty()) logInfo(note);
+  opt.engine = (*chosen)->kind;
   return 0;
 }
 

@@ -36,7 +36,14 @@ struct RecordArgs {
   bool frequency_given = false;
   bool off_cpu = false;     // --off-cpu
   std::string off_cpu_min;  // --off-cpu-min DUR ("": the default)
+  // --engine: perf, bpf or auto (record/engine.hpp); "" when not given:
+  // $STROBE_CAPTURE_ENGINE, else kDefaultEngine.
+  std::string engine;
 };
+
+// The engine when --engine is not given (docs/BENCHMARKS.md, "Capture
+// engines", has the measurement behind it).
+inline constexpr const char* kDefaultEngine = "perf";
 
 // How a subcommand words its usage errors.
 struct CommandUsage {
@@ -46,7 +53,7 @@ struct CommandUsage {
 };
 
 // Registers -F, -g, --mmap-pages, -p, -P, -d, -e, -c, -k, --no-inherit,
-// --off-cpu and --off-cpu-min on `sub`.
+// --off-cpu, --off-cpu-min and --engine on `sub`.
 void addSamplingOptions(CLI::App* sub, RecordArgs& a);
 
 // Fills a.command from what followed "--" (has_dashes) or else from the
@@ -59,8 +66,9 @@ int takeCommand(RecordArgs& a, CLI::App* sub, bool has_dashes,
 // when one is a typo away) and returns the usage status.
 int unknownOption(const CLI::App* sub, const std::string& arg);
 
-// Checks `a` and fills `opt` (-P NAME resolved to its pid). Returns 0, or
-// the exit status after printing the error.
+// Checks `a` and fills `opt` (-P NAME resolved to its pid, --engine auto to
+// the engine that can record, saying once when that is not the first
+// choice). Returns 0, or the exit status after printing the error.
 int toRecordOptions(const RecordArgs& a, const CommandUsage& u, record::RecordOptions& opt);
 
 }  // namespace strobe::cli

@@ -27,6 +27,7 @@
 #include "output/text_width.hpp"
 #include "output/unsampled_threads.hpp"
 #include "perf/event.hpp"
+#include "record/engine.hpp"
 #include "record/proc.hpp"
 #include "record/session.hpp"
 #include "record/wait_reason.hpp"
@@ -193,9 +194,13 @@ int runRecordChecked(RecordArgs& a) {
   }
   output->endStream(profile);
 
-  if (std::getenv("STROBE_DEBUG") != nullptr && !opt.pids.empty()) {
-    std::fprintf(stderr, "strobe: debug: attach mode %s, %zu events opened\n",
-                 record::attachModeName(outcome->attach_mode), outcome->events_opened);
+  if (std::getenv("STROBE_DEBUG") != nullptr) {
+    std::fprintf(stderr, "strobe: debug: engine %s, %zu events opened\n",
+                 record::engineName(outcome->engine), outcome->events_opened);
+    if (!opt.pids.empty() && outcome->engine == record::EngineKind::kPerf) {
+      std::fprintf(stderr, "strobe: debug: attach mode %s, %zu events opened\n",
+                   record::attachModeName(outcome->attach_mode), outcome->events_opened);
+    }
   }
 
   for (const std::string& w : outcome->warnings) logWarning(w);

@@ -179,6 +179,7 @@ struct Meta {
   uint32_t frequency = 0;         // requested Hz (0 when sampling by period)
   std::string event;              // e.g. "cpu-clock"
   std::string call_graph;         // "fp", "dwarf", "auto" or "none"
+  std::string engine;             // the capture engine: "perf", "bpf"; "" for libstrobe
   uint32_t stack_copy_bytes = 0;  // -g dwarf / auto: user stack bytes copied per sample
   std::string hostname;
   std::string kernel;  // uname -r

@@ -314,6 +314,7 @@ Result<Record> decodeOther(const perf_event_header* hdr, const uint8_t* bytes, s
       body.get(t.time);
       body.get(t.id);
       body.skip(8);  // stream_id
+      t.pid = id.pid;
       t.tid = id.tid;
       return done(t);
     }

@@ -108,6 +108,7 @@ struct ThrottleRecord {
   uint64_t time = 0;
   uint64_t id = 0;   // the throttled event's id
   uint32_t tid = 0;  // the thread running (the sample_id trailer)
+  uint32_t pid = 0;  // ... and its process
 };
 
 // PERF_RECORD_SWITCH (a per-task event) and PERF_RECORD_SWITCH_CPU_WIDE (a

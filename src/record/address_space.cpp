@@ -36,4 +36,11 @@ const Mapping* AddressSpace::find(uint64_t addr) const {
   return addr < it->second.end ? &it->second : nullptr;
 }
 
+const Mapping* AddressSpace::findFileOffset(model::ModuleId module, uint64_t offset) const {
+  for (const auto& [start, m] : maps_) {
+    if (m.module == module && offset >= m.pgoff && offset - m.pgoff < m.end - m.start) return &m;
+  }
+  return nullptr;
+}
+
 }  // namespace strobe::record

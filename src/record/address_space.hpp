@@ -25,6 +25,9 @@ class AddressSpace {
   void clear() { maps_.clear(); }
   // The mapping containing `addr`, or nullptr.
   [[nodiscard]] const Mapping* find(uint64_t addr) const;
+  // A mapping of `module` that holds file offset `offset`, or nullptr
+  // (a scan: for the rare frames named by file offset).
+  [[nodiscard]] const Mapping* findFileOffset(model::ModuleId module, uint64_t offset) const;
   [[nodiscard]] size_t size() const { return maps_.size(); }
 
  private:

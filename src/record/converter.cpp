@@ -186,6 +186,7 @@ void Converter::addMapping(int32_t pid, uint64_t start, uint64_t end, uint64_t p
                            const std::string& path, const std::string& build_id) {
   model::ModuleId module = profile_.internModule(path, build_id);
   spaces_[pid].map(Mapping{start, end, pgoff, module});
+  if (!build_id.empty()) build_id_frames_.noteModule(profile_, module);
   if (model::isAnonymousCode(path)) profile_.addAnonRegion(pid, start, end);
   if (model::isJitdumpMarker(path)) jitdump_markers_.push_back(JitdumpMarker{pid, path});
   if (kept_ != nullptr) kept_->onMapping(pid, start, end, path, build_id);
@@ -283,6 +284,18 @@ void Converter::onSample(const perf::SampleRecord& r) {
   throttle_.onSample(profile_.samples());
 }
 
+void Converter::onSample(const perf::SampleRecord& r, const SampleExtras& extras) {
+  extras_ = &extras;
+  onSample(r);
+  extras_ = nullptr;
+}
+
+void Converter::onSwitchSample(const perf::SampleRecord& r, const SampleExtras& extras) {
+  extras_ = &extras;
+  onSwitchSample(r);
+  extras_ = nullptr;
+}
+
 void Converter::onThrottle(const perf::ThrottleRecord& r) {
   if (r.throttle) {
     ++stats_.throttled;
@@ -319,7 +332,7 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
     if (kernel_frames_) pushKernelFrames(r);
     end = unwindSample(r, as);
     if (frames_.empty()) frames_.push_back(r.ip);
-  } else if (r.callchain_len == 0) {
+  } else if (r.callchain_len == 0 && (extras_ == nullptr || extras_->user_frames.empty())) {
     if (!kernel_leaf) frames_.push_back(r.ip);
     if (kernel_frames_ && perf::isKernelAddress(r.ip)) kernel_count_ = 1;
   } else {
@@ -343,6 +356,12 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
       // The first user frame is the interrupted pc, also under kernel frames.
       frames_.push_back(frames_.size() == kernel_count_ ? v : v - 1);
     }
+    for (const BuildIdFrame& f :
+         extras_ != nullptr ? extras_->user_frames : std::span<const BuildIdFrame>()) {
+      if (f.build_id == nullptr && f.offset == 0) break;  // the walk's end, as above
+      frames_.push_back(
+          build_id_frames_.resolve(profile_, as, f, /*leaf=*/frames_.size() == kernel_count_));
+    }
     if (frames_.empty()) frames_.push_back(r.ip);
     // -g fp: a leaf without its frame set up hid its caller from the walk.
     if (fp_check_ != nullptr && frames_.size() > kernel_count_ + 1) {
@@ -352,6 +371,12 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
                        kMissingCallerFrame);
       }
     }
+  }
+
+  // The engine could not read the user stack: that, not a broken chain,
+  // is why it ends (an unwinder's own verdict stands).
+  if (extras_ != nullptr && extras_->user_stack_unreadable && end == model::StackEnd::kNotJudged) {
+    end = model::StackEnd::kBadFrame;
   }
 
   // Consecutive samples of a thread share most of their root-side frames
@@ -377,6 +402,9 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
     model::LocationId loc;
     if (j < kernel_count_) {
       loc = kernelLocation(frames_[j]);
+    } else if (BuildIdFrames::isPseudo(frames_[j])) {
+      const auto [module, offset] = build_id_frames_.location(frames_[j]);
+      loc = profile_.internLocation(module, offset, 0);
     } else if (frames_[j] == kMissingCallerFrame) {
       if (missing_caller_location_ == model::kNone) {
         missing_caller_location_ = model::missingCallerLocation(profile_);

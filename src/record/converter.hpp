@@ -15,6 +15,11 @@
 // go to an OffCpuPairer (off_cpu.hpp), which stores one kOffCpu sample per
 // interval a thread spent off CPU.
 //
+// A capture engine that reads more at the sample than perf's SampleRecord
+// holds hands it over in SampleExtras (onSample's second form): user frames
+// named by build-id and file offset (build_id_frames.hpp), a user stack it
+// could not read. Interpreter frames are meant to join them there.
+//
 // Records must arrive in time order (see EventQueue). Caller frames are
 // return addresses: the converter stores return address − 1 so that later
 // lookups land in the call instruction (FIELD-NOTES: "Return addresses").
@@ -24,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -33,6 +39,7 @@
 #include "model/profile.hpp"
 #include "perf/records.hpp"
 #include "record/address_space.hpp"
+#include "record/build_id_frames.hpp"
 #include "record/kept_files.hpp"
 #include "record/off_cpu.hpp"
 #include "record/throttle_account.hpp"
@@ -70,6 +77,16 @@ struct ConverterStats {
   OffCpuStats off_cpu;
 };
 
+// What a capture engine read at a sample beyond perf's SampleRecord.
+struct SampleExtras {
+  // The user stack (leaf first) as build-id frames, instead of the
+  // callchain's user part (the callchain then holds the kernel part only).
+  std::span<const BuildIdFrame> user_frames;
+  // The engine could not read the user stack at all: the stack ends there
+  // for that reason (StackEnd::kBadFrame), not for a broken frame chain.
+  bool user_stack_unreadable = false;
+};
+
 // Which event a record came from.
 enum class Stream : uint8_t {
   kMain = 0,    // the sampling event (and its side-band records)
@@ -87,6 +104,10 @@ class Converter {
   void apply(const perf::Record& r, Stream stream = Stream::kMain);
 
   void onSample(const perf::SampleRecord& r);
+  // A sample (and the off-CPU stream's switch-out) with what the engine
+  // read beyond the record.
+  void onSample(const perf::SampleRecord& r, const SampleExtras& extras);
+  void onSwitchSample(const perf::SampleRecord& r, const SampleExtras& extras);
   void onMmap(const perf::Mmap2Record& r);
   void onComm(const perf::CommRecord& r);
   void onTask(const perf::TaskRecord& r);
@@ -211,6 +232,8 @@ class Converter {
   model::ModuleId kernel_module_ = model::kNone;
   model::LocationId kernel_time_location_ = model::kNone;  // [kernel] (without -k)
   std::unordered_set<int32_t> pid_filter_;
+  BuildIdFrames build_id_frames_;
+  const SampleExtras* extras_ = nullptr;  // of the sample being converted
   KeptFiles* kept_ = nullptr;
   FileLocator locate_file_;
   std::vector<JitdumpMarker> jitdump_markers_;

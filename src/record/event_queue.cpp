@@ -36,7 +36,15 @@ void EventQueue::push(const perf_event_header* hdr, const uint8_t* bytes, size_t
   arena_.insert(arena_.end(), bytes, bytes + size);
   arena_.resize(offset + alignedSize(size));
   live_bytes_ += alignedSize(size);
-  entries_.push_back(Entry{t, offset, static_cast<uint32_t>(size), source});
+  entries_.push_back(Entry{t, offset, static_cast<uint32_t>(size), source, false});
+}
+
+void EventQueue::pushRaw(uint64_t time, const uint8_t* bytes, size_t size, uint8_t source) {
+  size_t offset = arena_.size();
+  arena_.insert(arena_.end(), bytes, bytes + size);
+  arena_.resize(offset + alignedSize(size));
+  live_bytes_ += alignedSize(size);
+  entries_.push_back(Entry{time, offset, static_cast<uint32_t>(size), source, true});
 }
 
 void EventQueue::sortPending() {

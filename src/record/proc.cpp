@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "base/hex.hpp"
 
@@ -300,6 +301,17 @@ int countOpenFds() {
   }
   ::closedir(d);
   return n - 1;  // the directory's own descriptor
+}
+
+uint64_t raiseFdLimit() {
+  struct rlimit rl = {};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) != 0) return 1024;
+  if (rl.rlim_cur < rl.rlim_max) {
+    struct rlimit raised = rl;
+    raised.rlim_cur = rl.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) rl = raised;
+  }
+  return rl.rlim_cur;
 }
 
 }  // namespace strobe::record

@@ -97,4 +97,8 @@ std::vector<ProcessMatch> findProcessesByName(std::string_view name, pid_t exclu
 // Number of open file descriptors of the calling process (/proc/self/fd).
 int countOpenFds();
 
+// Raises the calling process's soft descriptor limit to the hard one (and
+// leaves it there); returns the soft limit.
+uint64_t raiseFdLimit();
+
 }  // namespace strobe::record

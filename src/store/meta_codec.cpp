@@ -58,6 +58,7 @@ constexpr Field kFields[] = {
     {"stopped_reason", &Meta::stopped_reason},
     {"source", &Meta::source},
     {"cpu", &Meta::cpu},
+    {"engine", &Meta::engine},
 };
 
 template <typename T>

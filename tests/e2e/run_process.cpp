@@ -110,6 +110,9 @@ SharedRun runOnce(const std::string& name, const std::vector<std::string>& argv)
           fnv1a(std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec), key);
     }
   }
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::string_view(*e).starts_with("STROBE_")) key = fnv1a(std::string(*e) + '\0', key);
+  }
   const std::string root = STROBE_BINARY_DIR "/tests/shared";
   std::filesystem::create_directories(root);
   char hex[17];

@@ -35,8 +35,10 @@ struct SharedRun {
 // SetUpTestSuite would otherwise make it again for every case. The first
 // case to ask runs it, under a lock; later ones read its status, stdout
 // and stderr back, and must not change what is in the folder. The folder
-// is named by `name`, argv, and the modification times of the files argv
-// names, so a rebuilt strobe or program makes it anew.
+// is named by `name`, argv, the modification times of the files argv
+// names and the STROBE_* environment (STROBE_CAPTURE_ENGINE=bpf runs the
+// suites again under the BPF engine), so a rebuilt strobe or program, or
+// another engine, makes it anew.
 SharedRun runOnce(const std::string& name, const std::vector<std::string>& argv);
 
 // Starts argv in the background with stdout/stderr to files in `dir`;

@@ -107,6 +107,7 @@ TEST(PerfRecords, DecodesThrottleAndUnthrottle) {
   EXPECT_EQ(std::get<ThrottleRecord>(*rec).time, 900u);
   EXPECT_EQ(std::get<ThrottleRecord>(*rec).id, 17u);  // the throttled event
   EXPECT_EQ(std::get<ThrottleRecord>(*rec).tid, 6u);  // the thread it was sampling
+  EXPECT_EQ(std::get<ThrottleRecord>(*rec).pid, 5u);  // ... and its process (per-CPU events)
 
   Built u =
       RecordBuilder(PERF_RECORD_UNTHROTTLE).u64(901).u64(1).u64(1).sampleId(0, 0, 901, 0).finish();

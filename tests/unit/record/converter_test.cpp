@@ -324,3 +324,28 @@ TEST(Converter, FollowsACompactionAndForgetsExitedProcesses) {
 
 }  // namespace
 }  // namespace strobe::record
+
+namespace strobe::record {
+namespace {
+
+// A capture engine that could not read a sample's user stack says so: the
+// stack ends for that reason, not for a broken frame-pointer chain.
+TEST(Converter, AnUnreadableUserStackEndsAsAnUnreadableFrame) {
+  model::Profile p;
+  Converter c(p, 0);
+  c.onMmap(mmap(7, 0x400000, 0x10000, 0, "/bin/app"));
+  std::vector<uint64_t> none;
+  SampleExtras unreadable;
+  unreadable.user_stack_unreadable = true;
+  perf::SampleRecord r = sample(7, 7, none);
+  r.ip = 0x401234;
+  c.onSample(r, unreadable);
+  c.onSample(r);
+  ASSERT_EQ(p.samples().size(), 2u);
+  EXPECT_EQ(p.samples()[0].stack_end, model::StackEnd::kBadFrame);
+  EXPECT_EQ(p.samples()[1].stack_end, model::StackEnd::kNotJudged);
+  EXPECT_EQ(p.samples()[0].stack, p.samples()[1].stack);  // the leaf alone, both
+}
+
+}  // namespace
+}  // namespace strobe::record

@@ -33,6 +33,7 @@ Profile richProfile() {
   m.stopped_reason = "sampling stopped early";
   m.source = "perf.data (perf 6.1): perf record -g -- ./app";
   m.cpu = "AMD EPYC";
+  m.engine = "bpf";
   m.off_cpu = 1;
   m.off_cpu_min_ns = 100'000;
   m.off_cpu_short_count = 321;
@@ -155,6 +156,7 @@ void expectSameProfile(const Profile& a, const Profile& b) {
   EXPECT_EQ(x.stopped_reason, y.stopped_reason);
   EXPECT_EQ(x.source, y.source);
   EXPECT_EQ(x.cpu, y.cpu);
+  EXPECT_EQ(x.engine, y.engine);
   EXPECT_EQ(x.exit_status, y.exit_status);
   EXPECT_EQ(x.dropped_spans, y.dropped_spans);
   EXPECT_EQ(x.off_cpu, y.off_cpu);
