@@ -172,6 +172,7 @@ Result<const CodeObject*> CodeReader::code(uint64_t address) {
     return code.takeError();
   }
   ++stats_.named;
+  code->serial = next_serial_++;
   if (cache_.size() >= kMaxCodeObjects) cache_.clear();
   Entry& e = cache_[address];
   e.header = *header;

@@ -41,6 +41,9 @@ struct CodeObject {
   uint32_t code_units = 0;  // of bytecode (ob_size)
   uint32_t adaptive = 0;    // the bytecode's offset in the object (Layout::code_adaptive)
   std::vector<uint8_t> line_table;
+  // Tells this reading from any other of the same CodeReader (a code object
+  // read again at a reused address gets a new serial).
+  uint64_t serial = 0;
 
   // The line of the instruction at byte `offset` from the object's start
   // (RuntimeFrame::offset); 0 when the table gives none. An offset before
@@ -86,6 +89,7 @@ class CodeReader {
   const RemoteMemory& mem_;
   std::unordered_map<uint64_t, Entry> cache_;
   uint64_t epoch_ = 1;
+  uint64_t next_serial_ = 1;
   CodeReaderStats stats_;
 };
 

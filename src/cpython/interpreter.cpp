@@ -111,9 +111,19 @@ Result<Interpreter> probeInterpreter(pid_t pid, const std::string& path, uint64_
   if (!file) return file.takeError();
   std::array<Symbol, kSymbolCount> syms{};
   readSymbols(*file, syms);
-  if (!syms[kRuntime].found || !syms[kVersion].found) {
-    return makeError(fmt::format("{} defines no _PyRuntime and Py_Version", path), "",
-                     ErrorKind::kNotFound);
+  if (!syms[kRuntime].found) {
+    return makeError(fmt::format("{} defines no _PyRuntime", path), "", ErrorKind::kNotFound);
+  }
+  if (!syms[kVersion].found) {
+    // Py_Version is 3.11's: an older interpreter, named by its file.
+    std::string_view name = lastComponent(path);
+    const size_t at = name.find("python");
+    std::string_view version = at == std::string_view::npos ? "" : name.substr(at + 6);
+    version = version.substr(0, version.find_first_not_of("0123456789."));
+    if (version.ends_with('.')) version.remove_suffix(1);
+    return makeError(fmt::format("Python {} is not one strobe reads frames of (3.11, 3.12, 3.13)",
+                                 version.empty() ? "older than 3.11" : version),
+                     "", ErrorKind::kUnsupported);
   }
   // A stripped file: its separate debug file may name the eval loop's
   // split-off part.
