@@ -26,11 +26,19 @@ enum SymbolIndex : size_t {
   kCodeType,
   kEval,
   kEvalCold,
+  kTrampolineStart,
+  kTrampolineEnd,
   kSymbolCount,
 };
-constexpr std::array<const char*, kSymbolCount> kSymbolNames = {
-    "_PyRuntime", "Py_Version", "PyCode_Type", "_PyEval_EvalFrameDefault",
-    "_PyEval_EvalFrameDefault.cold"};
+constexpr std::array<const char*, kSymbolCount> kSymbolNames = {"_PyRuntime",
+                                                                "Py_Version",
+                                                                "PyCode_Type",
+                                                                "_PyEval_EvalFrameDefault",
+                                                                "_PyEval_EvalFrameDefault.cold",
+                                                                "_Py_trampoline_func_start",
+                                                                "_Py_trampoline_func_end"};
+// A perf trampoline template is a handful of instructions.
+constexpr uint64_t kMaxTrampolineBytes = 64;
 
 // Fills the defined symbols of `elf`'s .symtab and .dynsym among kSymbolNames.
 void readSymbols(const symbolize::ElfFile& file, std::array<Symbol, kSymbolCount>& out) {
@@ -157,6 +165,13 @@ Result<Interpreter> probeInterpreter(pid_t pid, const std::string& path, uint64_
     if (syms[k].found && syms[k].size > 0) {
       in.eval_ranges.push_back(
           AddressRange{syms[k].value + *bias, syms[k].value + *bias + syms[k].size});
+    }
+  }
+  const Symbol& ts = syms[kTrampolineStart];
+  const Symbol& te = syms[kTrampolineEnd];
+  if (ts.found && te.found && te.value > ts.value && te.value - ts.value <= kMaxTrampolineBytes) {
+    if (auto bytes = symbolBytes(*file, ts, te.value - ts.value)) {
+      in.trampoline = std::move(*bytes);
     }
   }
   in.layout = *table;

@@ -44,6 +44,9 @@ struct Interpreter {
   uint64_t code_type = 0;  // AVMA of PyCode_Type
   // _PyEval_EvalFrameDefault and its split-off parts (.cold), AVMA.
   std::vector<AddressRange> eval_ranges;
+  // 3.12+: the template every perf trampoline (-X perf) is a copy of
+  // (_Py_trampoline_func_start .. _end, from the file); empty when none.
+  std::vector<uint8_t> trampoline;
   // Where the layout came from: "table" or "_Py_DebugOffsets"; and a
   // disagreement between the two ("" when none).
   std::string layout_source;

@@ -9,6 +9,11 @@
 // frame-pointer chain is spliced in where the CFI walk ends early, and the
 // sample's StackEnd records how its stack ended.
 //
+// Processes that run a CPython interpreter are followed from their
+// mappings (python_frames.hpp): under -g dwarf / auto, frames in its perf
+// trampolines (-X perf: code without unwind information) are stepped by
+// the trampoline's known code.
+//
 // With off-CPU recording enabled (record --off-cpu), records of the
 // off-CPU stream (the context-switch event's samples and SWITCH records)
 // go to an OffCpuPairer (off_cpu.hpp), which stores one kOffCpu sample per
@@ -33,6 +38,7 @@
 #include "record/address_space.hpp"
 #include "record/kept_files.hpp"
 #include "record/off_cpu.hpp"
+#include "record/python_frames.hpp"
 #include "record/throttle_account.hpp"
 #include "unwind/unwinder.hpp"
 
@@ -130,6 +136,8 @@ class Converter {
   void setKeptFiles(KeptFiles* kept) { kept_ = kept; }
 
   const ConverterStats& stats() const { return stats_; }
+  // The processes that run a CPython interpreter (python_frames.hpp).
+  PythonFrames& pythonFrames() { return python_; }
 
   // Mappings that name JIT code: anonymous executable memory becomes the
   // process's AnonRegions in the Profile; a mapping of a jit-PID.dump file
@@ -167,7 +175,7 @@ class Converter {
   model::StackId stackOf(const perf::SampleRecord& r, int32_t pid, int32_t tid,
                          model::StackEnd& end, bool with_kernel_leaf);
   // Fills frames_ from the sample's registers and stack; returns how it ended.
-  model::StackEnd unwindSample(const perf::SampleRecord& r, AddressSpace& as);
+  model::StackEnd unwindSample(const perf::SampleRecord& r, AddressSpace& as, int32_t pid);
   model::LocationId kernelLocation(uint64_t addr);
   // Appends the kernel part of the sample's callchain to frames_ (-k with unwinding).
   void pushKernelFrames(const perf::SampleRecord& r);
@@ -202,6 +210,7 @@ class Converter {
   model::LocationId kernel_time_location_ = model::kNone;  // [kernel] (without -k)
   std::unordered_set<int32_t> pid_filter_;
   KeptFiles* kept_ = nullptr;
+  PythonFrames python_;
   std::vector<JitdumpMarker> jitdump_markers_;
   // Live threads with a CPU sample (an EXIT of any other is unsampled).
   std::unordered_set<int32_t> cpu_sampled_;

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include "base/clock.hpp"
 #include "model/interpreter_frames.hpp"
+#include "unwind/stub_rules.hpp"
 
 namespace strobe::record {
 
@@ -31,18 +34,75 @@ void PythonFrames::onMapping(pid_t pid, uint64_t start, uint64_t pgoff, const st
                     "strobe reads the interpreter's own",
                     path, in->layout_note));
   }
+  adopt(pid, std::move(*in), std::move(memory));
+}
+
+void PythonFrames::adopt(pid_t pid, cpython::Interpreter in,
+                         std::unique_ptr<cpython::RemoteMemory> memory) {
   Process& proc = processes_[pid];
-  // Relative file names (a script run as `python3 app.py`) are relative to
-  // the directory the interpreter started in: most likely its cwd now.
+  // Relative file names (code compiled with one, a module found through a
+  // relative sys.path entry) are relative to the directory the interpreter
+  // started in: most likely its cwd now.
   char cwd[4096];
   const std::string link = fmt::format("/proc/{}/cwd", pid);
   const ssize_t n = ::readlink(link.c_str(), cwd, sizeof cwd - 1);
   if (n > 0) proc.cwd.assign(cwd, static_cast<size_t>(n));
-  proc.interpreter = std::move(*in);
+  in.pid = pid;
+  proc.interpreter = std::move(in);
   proc.memory = std::move(memory);
   proc.reader = std::make_unique<cpython::CodeReader>(proc.interpreter, *proc.memory);
   ++stats_.processes;
   found_.push_back(pid);
+  if (first_found_.empty()) {
+    const std::string& path = proc.interpreter.path;
+    first_found_ = fmt::format("{} (process {}, Python {})", path.substr(path.rfind('/') + 1), pid,
+                               cpython::versionText(proc.interpreter.layout.version_hex));
+  }
+}
+
+std::string PythonFrames::withoutBpfNote() const {
+  if (stats_.processes == 0) return {};
+  std::string others;
+  if (stats_.processes > 1) others = fmt::format(" and {} more", stats_.processes - 1);
+  return fmt::format(
+      "{}{} ran Python code: its Python frames need the BPF engine (--engine bpf, as root or with "
+      "CAP_BPF and CAP_PERFMON); its stacks show the interpreter's C functions",
+      first_found_, others);
+}
+
+void PythonFrames::onFork(pid_t parent, pid_t child) {
+  auto it = processes_.find(parent);
+  if (it == processes_.end() || processes_.count(child) != 0) return;
+  adopt(child, it->second.interpreter, std::make_unique<cpython::RemoteMemory>(child));
+}
+
+unwind::Rule PythonFrames::trampolineRule(pid_t pid, uint64_t pc, bool caller) {
+  auto it = processes_.find(pid);
+  if (it == processes_.end() || it->second.interpreter.trampoline.empty()) return {};
+  Process& proc = it->second;
+  const std::vector<uint8_t>& t = proc.interpreter.trampoline;
+  const size_t size = t.size();
+  auto [found, inserted] = proc.trampolines.try_emplace(pc, -1);
+  if (inserted) {
+    if (proc.trampolines.size() > cpython::kMaxCodeObjects) {
+      proc.trampolines.clear();
+      found = proc.trampolines.try_emplace(pc, -1).first;
+    }
+    // The copy of the template that holds pc (a return address sits just
+    // after the template's call): read where each candidate copy would
+    // start, since the code before pc may be unmapped.
+    const size_t ret = unwind::stubReturnOffset(t.data(), size);
+    std::vector<uint8_t> code(size);
+    for (size_t k = 0; k < size && pc >= k; ++k) {
+      if (caller && k != ret) continue;
+      if (proc.memory->read(pc - k, code.data(), size) && code == t) {
+        found->second = static_cast<int32_t>(k);
+        break;
+      }
+    }
+  }
+  if (found->second < 0) return {};
+  return unwind::stubRule(t.data(), size, static_cast<size_t>(found->second));
 }
 
 void PythonFrames::forget(pid_t pid) {

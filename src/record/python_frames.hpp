@@ -29,6 +29,7 @@
 #include "cpython/interpreter.hpp"
 #include "cpython/remote_memory.hpp"
 #include "model/profile.hpp"
+#include "unwind/module_cfi.hpp"
 
 namespace strobe::record {
 
@@ -48,6 +49,9 @@ class PythonFrames {
   // A file mapping of `pid` (MMAP2 or /proc/PID/maps): probed when it may be
   // an interpreter and the process has none yet.
   void onMapping(pid_t pid, uint64_t start, uint64_t pgoff, const std::string& path);
+  // A new process `child` forked from `parent`: it runs the same
+  // interpreter at the same addresses.
+  void onFork(pid_t parent, pid_t child);
   // The process's image was replaced (exec) or the process is gone.
   void forget(pid_t pid);
   // The interpreter strobe reads in `pid`, or null.
@@ -58,8 +62,20 @@ class PythonFrames {
   std::vector<pid_t> takeFound() { return std::move(found_); }
   std::vector<std::string> takeNotes() { return std::move(notes_); }
 
+  // For a capture without BPF: "" when no process ran an interpreter strobe
+  // reads, else one line saying that its Python frames need the BPF engine
+  // and how to get it (the first such process named, the others counted).
+  [[nodiscard]] std::string withoutBpfNote() const;
+
   // The location of one Python frame of `pid` (see above).
   model::LocationId locate(model::Profile& p, pid_t pid, const cpython::RuntimeFrame& f);
+  // The unwind rule at `pc` when it lies in one of the process's perf
+  // trampolines (CPython 3.12+ with -X perf: code without unwind
+  // information, a copy of the interpreter's template; unwind/
+  // stub_rules.hpp), found by reading the code at `pc` once per address;
+  // kCfaNone otherwise. `caller`: pc is a return address.
+  unwind::Rule trampolineRule(pid_t pid, uint64_t pc, bool caller);
+
   // Starts a new epoch: each cached code object is checked once more on its
   // next use (cpython::CodeReader). Once per drain pass.
   void nextEpoch();
@@ -78,13 +94,19 @@ class PythonFrames {
     std::unique_ptr<cpython::CodeReader> reader;
     std::unordered_map<uint64_t, Code> code;  // by code object address
     std::string cwd;                          // the process's working directory at discovery
+    // Addresses checked for a trampoline: the pc's offset in its copy of
+    // the template, or -1 when the code there is none.
+    std::unordered_map<uint64_t, int32_t> trampolines;
   };
+  void adopt(pid_t pid, cpython::Interpreter in, std::unique_ptr<cpython::RemoteMemory> memory);
   static std::string absoluteFile(const Process& proc, const std::string& file);
   model::LocationId unnamed(model::Profile& p);
 
   std::unordered_map<pid_t, Process> processes_;
   std::unordered_map<pid_t, std::unordered_set<std::string>> probed_;  // files probed, by pid
   std::vector<pid_t> found_;
+  std::string first_found_;  // "python3.11 (process 42, Python 3.11.2)"
+
   std::vector<std::string> notes_;
   std::unordered_map<std::string, bool> noted_;  // interpreter files noted once each
   model::LocationId unnamed_ = model::kNone;

@@ -871,6 +871,12 @@ Result<RecordOutcome> Session::run() {
   spans_.finish(profile_, meta.start_monotonic_ns, warnings_);
   converter_->finish(end);
   jit_.finish(profile_, *converter_, monotonicNs(), warnings_);
+  for (std::string& note : converter_->pythonFrames().takeNotes()) {
+    warnings_.push_back(std::move(note));
+  }
+  if (std::string note = converter_->pythonFrames().withoutBpfNote(); !note.empty()) {
+    warnings_.push_back(std::move(note));
+  }
 
   outcome.exit_status = launch ? shellStatus(status) : 0;
   if (killed) {
