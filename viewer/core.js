@@ -58,12 +58,13 @@
   if (nd !== nN) throw new Error("malformed profile data: " + nd + " display nodes, not " + nN);
   function parentOf(x) { return parent[x] < 0 ? ROOT : parent[x]; }
   // The kind of each frame, for its colour and the legend.
-  var KIND_USER = 0, KIND_INLINED = 1, KIND_KERNEL = 2, KIND_JIT = 3, KIND_UNRESOLVED = 4;
+  var KIND_USER = 0, KIND_INLINED = 1, KIND_KERNEL = 2, KIND_JIT = 3, KIND_UNRESOLVED = 4, KIND_PYTHON = 5;
   var fKind = new Uint8Array(nF);
   for (f = 0; f < nF; f++) {
     var mod = S[fModule[f]];
     fKind[f] = mod.lastIndexOf("[kernel", 0) === 0 ? KIND_KERNEL
       : mod === "[JIT]" || mod === "[anon]" ? KIND_JIT
+        : mod === "[python]" ? KIND_PYTHON
         : fFlags[f] & UNRESOLVED ? KIND_UNRESOLVED : fFlags[f] & INLINED ? KIND_INLINED : KIND_USER;
   }
 
@@ -254,7 +255,7 @@
     threads: threads, selThreads: selThreads,
     CPU_COLOR: CPU_COLOR, OFF_COLOR: OFF_COLOR,
     KIND_USER: KIND_USER, KIND_INLINED: KIND_INLINED, KIND_KERNEL: KIND_KERNEL, KIND_JIT: KIND_JIT,
-    KIND_UNRESOLVED: KIND_UNRESOLVED,
+    KIND_UNRESOLVED: KIND_UNRESOLVED, KIND_PYTHON: KIND_PYTHON,
     grouped: grouped, duration: duration, pct: pct, amount: amount, label: label, location: location,
     threadLabel: threadLabel, lowerBound: lowerBound, $: $,
     rootTotal: function () { return rootTotal; },
@@ -607,6 +608,7 @@
       case KIND_INLINED: return "rgb(" + Math.round(50 + 60 * v1) + "," + Math.round(165 + 55 * v2) + "," + Math.round(165 + 55 * v2) + ")";
       case KIND_KERNEL: return "rgb(" + Math.round(190 + 40 * v1) + "," + Math.round(120 + 40 * v2) + "," + Math.round(200 + 40 * v3) + ")";
       case KIND_JIT: return "rgb(" + Math.round(90 + 50 * v1) + "," + Math.round(190 + 50 * v2) + "," + Math.round(70 + 40 * v3) + ")";
+      case KIND_PYTHON: return "rgb(" + Math.round(235 + 20 * v1) + "," + Math.round(205 + 30 * v2) + "," + Math.round(90 + 45 * v3) + ")";
       default: return "rgb(" + Math.round(205 + 50 * v3) + "," + Math.round(230 * v1) + "," + Math.round(55 * v2) + ")";
     }
   }
@@ -615,6 +617,7 @@
     var el = $("kinds");
     [["user code", kindColor(KIND_USER, 0.5, 0.5, 0.5)], ["inlined", kindColor(KIND_INLINED, 0.5, 0.5, 0.5)],
       ["kernel", kindColor(KIND_KERNEL, 0.5, 0.5, 0.5)], ["JIT", kindColor(KIND_JIT, 0.5, 0.5, 0.5)],
+      ["Python", kindColor(KIND_PYTHON, 0.5, 0.5, 0.5)],
       ["off-CPU", "rgb(65,125,237)"], ["unresolved", kindColor(KIND_UNRESOLVED, 0.5, 0.5, 0.5)],
       ["search match", MATCH]].forEach(function (l) {
       var item = document.createElement("span");

@@ -70,6 +70,12 @@ python3 "$here/make_seeds.py" range_list "$corpus/range_list" \
   "$(section "$tmp/gcc_O2_dwarf4" .debug_ranges | base64 -w0)"
 python3 "$here/make_seeds.py" texts "$corpus"
 
+# CPython's line tables and _Py_DebugOffsets, from each installed 3.11+.
+mkdir -p "$corpus/cpython"
+for py in /usr/bin/python3.1[1-9] "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[1-9].*/bin/python3; do
+  [ -x "$py" ] && "$py" "$here/make_cpython_seeds.py" "$corpus/cpython"
+done
+
 # A recording: 0.3 s of a fixture, repacked in 512-byte pages to stay small.
 if [ -x "$build/strobe" ] && [ -x "$build/tests/fixtures/fixture_shares" ]; then
   "$build/strobe" record -F 999 -o "$tmp/rec.db" -- "$build/tests/fixtures/fixture_shares" 20000 40 \

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/call_tree.hpp"
+#include "model/interpreter_frames.hpp"
 #include "model/measure.hpp"
 #include "output/text_report.hpp"
 #include "output/xml_escape.hpp"
@@ -133,7 +134,9 @@ bool mostlyOffCpu(const model::CallNode& n) {
   return 2 * n.off_cpu_weight > n.total_weight;
 }
 
-std::string colorFor(const model::CallNode& n, const std::string& name, uint32_t id) {
+// Python frames (model/interpreter_frames.hpp): pale yellow, apart from
+// the reds and oranges of native code.
+std::string colorFor(const model::CallNode& n, const std::string& name, uint32_t id, bool python) {
   uint32_t h = hashName(name);
   double v1 = (h & 0xff) / 255.0, v2 = ((h >> 8) & 0xff) / 255.0, v3 = ((h >> 16) & 0xff) / 255.0;
   int r, g, b;
@@ -146,6 +149,9 @@ std::string colorFor(const model::CallNode& n, const std::string& name, uint32_t
     b = static_cast<int>(220 + 35 * v3);
   } else if (n.frame.line == nullptr) {
     r = g = b = static_cast<int>(170 + 50 * v1);
+  } else if (python) {
+    r = static_cast<int>(235 + 20 * v1), g = static_cast<int>(205 + 30 * v2),
+    b = static_cast<int>(90 + 45 * v3);
   } else if (n.frame.inlined) {
     r = static_cast<int>(50 + 60 * v1), g = static_cast<int>(165 + 55 * v2),
     b = static_cast<int>(165 + 55 * v2);
@@ -272,7 +278,9 @@ Status writeFlamegraph(const model::Profile& p, const FlamegraphOptions& opt, st
     fmt::format_to(std::back_inserter(line),
                    "<rect x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\" "
                    "rx=\"2\"/><text x=\"{:.2f}\" y=\"{:.1f}\">",
-                   px, py, w, kFrameHeight - 1, colorFor(n, name, id), px + 3, py + 11.5);
+                   px, py, w, kFrameHeight - 1,
+                   colorFor(n, name, id, model::isPythonLocation(p, n.frame.location)), px + 3,
+                   py + 11.5);
     appendXmlEscaped(line, label);
     line += "</text></g>\n";
     std::fwrite(line.data(), 1, line.size(), out);

@@ -18,14 +18,24 @@ namespace {
 class SpaceMap final : public unwind::AddressMap {
  public:
   SpaceMap(const AddressSpace& as, const model::Profile& p, const KeptFiles* kept,
-           const Converter::FileLocator& locate)
-      : as_(as), p_(p), kept_(kept), locate_(locate) {}
+           const Converter::FileLocator& locate, PythonFrames* python = nullptr,
+           int32_t pid = 0)
+      : as_(as), p_(p), kept_(kept), locate_(locate), python_(python), pid_(pid) {}
   bool find(uint64_t avma, uint32_t& module, uint64_t& file_offset) const override {
     const Mapping* m = as_.find(avma);
     if (m == nullptr || m->module == model::kNone) return false;
     module = m->module;
     file_offset = avma - m->start + m->pgoff;
     return true;
+  }
+  unwind::Rule knownCodeRule(uint64_t pc, bool caller) const override {
+    // CPython's perf trampolines live in anonymous executable memory.
+    const Mapping* m = as_.find(caller ? pc - 1 : pc);
+    if (python_ == nullptr || m == nullptr || m->module >= p_.modules().size() ||
+        !model::isAnonymousCode(p_.str(p_.modules()[m->module].path))) {
+      return {};
+    }
+    return python_->trampolineRule(pid_, pc, caller);
   }
   std::string modulePath(uint32_t module) const override {
     if (module >= p_.modules().size()) return {};
@@ -43,6 +53,8 @@ class SpaceMap final : public unwind::AddressMap {
   const model::Profile& p_;
   const KeptFiles* kept_;
   const Converter::FileLocator& locate_;
+  PythonFrames* python_;
+  int32_t pid_;
 };
 
 // The user part of a callchain (leaf first, starting at the ip).
@@ -90,7 +102,8 @@ void Converter::enableUnwinding(unwind::UnwindMode mode) {
   unwound_.assign(kMaxUnwoundFrames, 0);
 }
 
-model::StackEnd Converter::unwindSample(const perf::SampleRecord& r, AddressSpace& as) {
+model::StackEnd Converter::unwindSample(const perf::SampleRecord& r, AddressSpace& as,
+                                        int32_t pid) {
   unwind::Registers regs;
   if (!unwind::registersFromPerf(r.regs_mask, r.regs, r.regs_count, regs)) {
     return model::StackEnd::kBadFrame;
@@ -99,7 +112,7 @@ model::StackEnd Converter::unwindSample(const perf::SampleRecord& r, AddressSpac
   size_t chain_len = 0;
   userChain(r, chain, chain_len);
   unwind::StackCopy stack{regs.r[unwind::archRegs().sp], r.stack, r.stack_size};
-  SpaceMap map(as, profile_, kept_, locate_file_);
+  SpaceMap map(as, profile_, kept_, locate_file_, &python_, pid);
   unwind::UnwindResult u =
       unwinder_->unwind(map, regs, stack, chain, chain_len, unwound_.data(), unwound_.size());
   for (size_t i = 0; i < u.frames; ++i) {
@@ -190,6 +203,7 @@ void Converter::addMapping(int32_t pid, uint64_t start, uint64_t end, uint64_t p
   if (model::isAnonymousCode(path)) profile_.addAnonRegion(pid, start, end);
   if (model::isJitdumpMarker(path)) jitdump_markers_.push_back(JitdumpMarker{pid, path});
   if (kept_ != nullptr) kept_->onMapping(pid, start, end, path, build_id);
+  python_.onMapping(pid, start, pgoff, path);
   ++space_generation_;
 }
 
@@ -214,6 +228,7 @@ void Converter::onComm(const perf::CommRecord& r) {
   // exec replaces the address space; the new image's MMAP2 records follow.
   if (r.exec && r.pid == r.tid) {
     spaces_[static_cast<int32_t>(r.pid)].clear();
+    python_.forget(static_cast<int32_t>(r.pid));
     ++space_generation_;
   }
   nameThread(static_cast<int32_t>(r.pid), static_cast<int32_t>(r.tid), std::string(r.comm));
@@ -247,6 +262,8 @@ void Converter::onTask(const perf::TaskRecord& r) {
     exited_.erase(pid);  // a reused pid
     auto it = spaces_.find(ppid);
     if (it != spaces_.end()) spaces_[pid] = it->second;
+    python_.forget(pid);
+    python_.onFork(ppid, pid);
     ++space_generation_;
   }
 }
@@ -330,7 +347,7 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
   if (unwinder_ != nullptr && r.regs != nullptr) {
     // -k: the kernel part of the callchain goes first (nearer the leaf).
     if (kernel_frames_) pushKernelFrames(r);
-    end = unwindSample(r, as);
+    end = unwindSample(r, as, pid);
     if (frames_.empty()) frames_.push_back(r.ip);
   } else if (r.callchain_len == 0 && (extras_ == nullptr || extras_->user_frames.empty())) {
     if (!kernel_leaf) frames_.push_back(r.ip);
@@ -469,6 +486,7 @@ void Converter::forgetExited(uint64_t before_ns) {
   for (auto it = exited_.begin(); it != exited_.end();) {
     if (it->second < before_ns) {
       spaces_.erase(it->first);
+      python_.forget(it->first);
       if (kept_ != nullptr) kept_->forgetProcess(it->first);
       it = exited_.erase(it);
     } else {

@@ -10,6 +10,11 @@
 // frame-pointer chain is spliced in where the CFI walk ends early, and the
 // sample's StackEnd records how its stack ended.
 //
+// Processes that run a CPython interpreter are followed from their
+// mappings (python_frames.hpp): under -g dwarf / auto, frames in its perf
+// trampolines (-X perf: code without unwind information) are stepped by
+// the trampoline's known code.
+//
 // With off-CPU recording enabled (record --off-cpu), records of the
 // off-CPU stream (the context-switch event's samples and SWITCH records)
 // go to an OffCpuPairer (off_cpu.hpp), which stores one kOffCpu sample per
@@ -42,6 +47,7 @@
 #include "record/build_id_frames.hpp"
 #include "record/kept_files.hpp"
 #include "record/off_cpu.hpp"
+#include "record/python_frames.hpp"
 #include "record/throttle_account.hpp"
 #include "unwind/unwinder.hpp"
 
@@ -161,6 +167,8 @@ class Converter {
   void setFileLocator(FileLocator locate) { locate_file_ = std::move(locate); }
 
   const ConverterStats& stats() const { return stats_; }
+  // The processes that run a CPython interpreter (python_frames.hpp).
+  PythonFrames& pythonFrames() { return python_; }
 
   // Mappings that name JIT code: anonymous executable memory becomes the
   // process's AnonRegions in the Profile; a mapping of a jit-PID.dump file
@@ -198,7 +206,7 @@ class Converter {
   model::StackId stackOf(const perf::SampleRecord& r, int32_t pid, int32_t tid,
                          model::StackEnd& end, bool with_kernel_leaf);
   // Fills frames_ from the sample's registers and stack; returns how it ended.
-  model::StackEnd unwindSample(const perf::SampleRecord& r, AddressSpace& as);
+  model::StackEnd unwindSample(const perf::SampleRecord& r, AddressSpace& as, int32_t pid);
   model::LocationId kernelLocation(uint64_t addr);
   // Appends the kernel part of the sample's callchain to frames_ (-k with unwinding).
   void pushKernelFrames(const perf::SampleRecord& r);
@@ -236,6 +244,7 @@ class Converter {
   const SampleExtras* extras_ = nullptr;  // of the sample being converted
   KeptFiles* kept_ = nullptr;
   FileLocator locate_file_;
+  PythonFrames python_;
   std::vector<JitdumpMarker> jitdump_markers_;
   // Live threads with a CPU sample (an EXIT of any other is unsampled).
   std::unordered_set<int32_t> cpu_sampled_;

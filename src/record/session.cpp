@@ -355,6 +355,12 @@ void Session::finish(RecordOutcome& outcome, uint64_t end) {
   spans_.finish(profile_, meta.start_monotonic_ns, warnings_);
   converter_->finish(end);
   jit_.finish(profile_, *converter_, monotonicNs(), warnings_);
+  for (std::string& note : converter_->pythonFrames().takeNotes()) {
+    warnings_.push_back(std::move(note));
+  }
+  if (std::string note = converter_->pythonFrames().withoutBpfNote(); !note.empty()) {
+    warnings_.push_back(std::move(note));
+  }
 
   uint64_t user_ns = 0;
   uint64_t system_ns = 0;

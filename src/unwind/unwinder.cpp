@@ -187,7 +187,14 @@ UnwindResult Unwinder::unwind(const AddressMap& map, const Registers& initial,
       }
       cfa = regs.r[a.fp] + 16;
     } else {
-      const Rule& r = ruleFor(map, module, offset);
+      Rule known;
+      const Rule* rule = &ruleFor(map, module, offset);
+      if (rule->cfa_kind == Rule::kCfaNone) {
+        // No CFI: a stub the map knows (CPython's perf trampolines)?
+        known = map.knownCodeRule(pc, n > 1);
+        rule = &known;
+      }
+      const Rule& r = *rule;
       if (r.cfa_kind == Rule::kCfaNone) {
         fp_frame = true;
         reason = StopReason::kNoCfi;

@@ -43,6 +43,15 @@ class AddressMap {
   // The file holding module's code (asked once per module). "" or a path
   // that cannot be opened ([vdso], a deleted file) means: no CFI.
   virtual std::string modulePath(uint32_t module) const = 0;
+  // The unwind rule at `pc` in code that has no unwind information but
+  // that the map knows (a runtime's stub copied into anonymous memory:
+  // CPython's perf trampolines, stub_rules.hpp); `caller`: pc is a return
+  // address. kCfaNone when it knows none.
+  virtual Rule knownCodeRule(uint64_t pc, bool caller) const {
+    (void)pc;
+    (void)caller;
+    return Rule{};
+  }
 };
 
 // The sampled stack: `size` bytes copied from user address `base` (the sp).

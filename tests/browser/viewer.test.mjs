@@ -425,7 +425,7 @@ try {
     await page.keyboard.press("t");
     check(await theme() === "dark", "key t toggles it back");
     const kinds = await page.textContent("#kinds");
-    for (const k of ["user code", "inlined", "kernel", "JIT", "off-CPU", "unresolved"]) {
+    for (const k of ["user code", "inlined", "kernel", "JIT", "Python", "off-CPU", "unresolved"]) {
       check(kinds.includes(k), `the legend names the frame kind "${k}"`);
     }
     // cold_c() is inlined: drawn in the inlined colour, teal.
