@@ -336,8 +336,8 @@ TEST_F(RecordFaultsTest, ErrorsSayWhatIsWrongWithAHintAndTheirStatus) {
       {{"bogus"},
        2,
        "strobe: error: unknown command 'bogus'\n"
-       "  hint: use strobe record, report, top, symbolize, query, list, annotate or agent "
-       "(strobe --help)\n"},
+       "  hint: use strobe record, report, diff, top, symbolize, query, list, annotate, import or "
+       "agent (strobe --help)\n"},
   };
   // A script whose interpreter does not exist is not "command not found".
   const std::string script = dir_ + "/script.sh";
