@@ -179,6 +179,21 @@ Status Program::addTarget(pid_t tgid, bool held) {
   return {};
 }
 
+Status Program::setPython(pid_t tgid, const strobe_python_proc& layout) {
+  const uint32_t key = static_cast<uint32_t>(tgid);
+  if (bpf_map__update_elem(impl_->skel->maps.python_procs, &key, sizeof key, &layout, sizeof layout,
+                           BPF_ANY) != 0) {
+    return systemError("cannot enter process " + std::to_string(tgid) +
+                       "'s interpreter into the BPF program");
+  }
+  return {};
+}
+
+void Program::forgetPython(pid_t tgid) {
+  const uint32_t key = static_cast<uint32_t>(tgid);
+  (void)bpf_map__delete_elem(impl_->skel->maps.python_procs, &key, sizeof key, 0);
+}
+
 Status Program::attachSampler(int perf_fd) {
   bpf_link* l = bpf_program__attach_perf_event(impl_->skel->progs.on_sample, perf_fd);
   if (l == nullptr) {

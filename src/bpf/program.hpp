@@ -2,8 +2,9 @@
 // libbpf skeleton configured before loading (what each sample reads), the
 // sampler attached to perf events the caller opened (one per CPU), the
 // scheduler tracepoints it needs (process fork, exec and exit to follow
-// the targets; sched_switch with --off-cpu), the targets map, the ring
-// buffer of records and the per-CPU counters.
+// the targets; sched_switch with --off-cpu), the targets map, the CPython
+// processes whose Python frames it reads, the ring buffer of records and
+// the per-CPU counters.
 //
 // checkAvailable() says why BPF cannot be used here before anything is
 // loaded: no BTF, missing capabilities, a seccomp filter, a kernel that
@@ -61,6 +62,11 @@ class Program {
   // Follows process `tgid` (and the processes it forks from now on);
   // `held`: a launched command not yet exec'ed, followed from its exec.
   Status addTarget(pid_t tgid, bool held);
+  // Reads the Python frames of process `tgid`'s threads at each sample
+  // from now on, with `layout` (its interpreter's); forgetPython stops it
+  // (the process is gone, or its image was replaced).
+  Status setPython(pid_t tgid, const strobe_python_proc& layout);
+  void forgetPython(pid_t tgid);
   // Runs the sampler at each sample of the perf event `perf_fd` (and
   // enables it). The caller keeps the event open while attached.
   Status attachSampler(int perf_fd);

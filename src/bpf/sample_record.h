@@ -47,8 +47,9 @@
 #define STROBE_SEC_USTACK_BUILD_ID 3 /* struct strobe_build_id_frame, leaf first */
 #define STROBE_SEC_REGS 4            /* u64 user registers, perf's order for STROBE_REGS_MASK */
 #define STROBE_SEC_STACK 5           /* user stack bytes from the sampled sp upwards */
-/* Reserved for interpreter frames (read by the program at the sample):
- * struct strobe_runtime_frame, leaf first. */
+/* Interpreter frames read by the program at the sample (CPython: the
+ * thread's _PyInterpreterFrame chain): struct strobe_runtime_frame, leaf
+ * first. */
 #define STROBE_SEC_RUNTIME 6
 
 /* Record flags: what the program could not complete. */
@@ -58,6 +59,8 @@
 #define STROBE_F_STACK_SHORT (1u << 3)    /* the stack copy met an unreadable page first */
 #define STROBE_F_STACK_FAILED (1u << 4)   /* not one byte of the user stack was readable */
 #define STROBE_F_PREEMPTED (1u << 5)      /* switch-out: still runnable (preempted) */
+#define STROBE_F_RUNTIME_SHORT (1u << 6)  /* interpreter frames: more than fit, or one unreadable */
+#define STROBE_F_RUNTIME_NO_THREAD (1u << 7) /* an interpreter process: the thread's state not found */
 
 /* perf's x86-64 register numbers (asm/perf_regs.h) of STROBE_SEC_REGS: AX
  * BX CX DX SI DI BP SP IP, R8-R15; values in increasing bit order. */
@@ -92,13 +95,42 @@ struct strobe_build_id_frame {
 #define STROBE_BUILD_ID_VALID 1
 #define STROBE_BUILD_ID_IP 2
 
-/* STROBE_SEC_RUNTIME (issue #30): an interpreter frame as the program reads
- * it, named later by symbolize's runtime readers. */
+/* STROBE_SEC_RUNTIME: an interpreter frame as the program reads it, named
+ * later from the process's memory (src/cpython, record/python_frames.hpp). */
 struct strobe_runtime_frame {
-  STROBE_U64 code;   /* the code object's address in the process */
-  STROBE_U32 offset; /* the instruction offset in it */
-  STROBE_U32 kind;   /* which runtime (1 = CPython) */
+  STROBE_U64 code;    /* the code object's address in the process */
+  STROBE_U32 offset;  /* the instruction pointer's byte offset from `code` */
+  STROBE_U16 flags;   /* STROBE_RT_* */
+  STROBE_U16 runtime; /* STROBE_RUNTIME_* */
 };
+#define STROBE_RUNTIME_CPYTHON 1
+/* The first frame its eval-loop activation ran (cpython::kFrameEntry). */
+#define STROBE_RT_ENTRY 1
+#define STROBE_MAX_RUNTIME_FRAMES 96
+
+/* What the program needs to read a CPython process's frames (the
+ * `python_procs` map, by tgid; cpython::Layout's fields of the same names,
+ * byte offsets; STROBE_NO_FIELD where the version has none). */
+#define STROBE_NO_FIELD 0xffffffffu
+#define STROBE_PY_FRAME_READ 256 /* the most of a frame the program reads */
+struct strobe_python_proc {
+  STROBE_U64 runtime; /* _PyRuntime's address */
+  STROBE_U32 runtime_interpreters_head;
+  STROBE_U32 interp_next;
+  STROBE_U32 interp_threads_head;
+  STROBE_U32 tstate_next;
+  STROBE_U32 tstate_native_thread_id;
+  STROBE_U32 tstate_cframe;        /* 3.11, 3.12 */
+  STROBE_U32 tstate_current_frame; /* 3.13+ */
+  STROBE_U32 cframe_current_frame; /* 3.11, 3.12 */
+  STROBE_U32 frame_code;
+  STROBE_U32 frame_previous;
+  STROBE_U32 frame_instr;
+  STROBE_U32 frame_owner;
+  STROBE_U32 frame_is_entry; /* 3.11; 3.12+ mark an activation with a shim frame */
+  STROBE_U32 frame_read_size;
+};
+#define STROBE_PY_OWNER_CSTACK 3 /* the shim frame's owner (3.12+) */
 
 /* Counters the program keeps per CPU (the `counters` map), read by strobe. */
 #define STROBE_CTR_LOST_SAMPLES 0  /* sample records the ring had no room for */

@@ -114,8 +114,9 @@ struct {
  * scheduler's tracepoint, which runs with interrupts off; the slots are
  * apart anyway). Too large for a per-CPU array's value. */
 #define SCRATCH_BYTES                                                                  \
-  (sizeof(struct strobe_record) + 4 * sizeof(struct strobe_section) + MAX_KSTACK * 8 + \
-   MAX_USTACK * sizeof(struct strobe_build_id_frame) + STROBE_REGS_COUNT * 8 + MAX_STACK_COPY)
+  (sizeof(struct strobe_record) + 5 * sizeof(struct strobe_section) + MAX_KSTACK * 8 + \
+   MAX_USTACK * sizeof(struct strobe_build_id_frame) + STROBE_REGS_COUNT * 8 + MAX_STACK_COPY + \
+   STROBE_MAX_RUNTIME_FRAMES * sizeof(struct strobe_runtime_frame))
 struct scratch {
   __u8 bytes[SCRATCH_BYTES];
 };
@@ -125,6 +126,35 @@ struct {
   __type(key, __u32);
   __type(value, struct scratch);
 } scratch SEC(".maps");
+
+/* CPython processes among the targets (record/python_frames.hpp finds
+ * them from their mappings; strobe enters their layout here), and the
+ * thread state of each of their threads once found (checked at each use:
+ * a tid is reused, a thread state freed). */
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 1024);
+  __type(key, __u32); /* tgid */
+  __type(value, struct strobe_python_proc);
+} python_procs SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 65536);
+  __type(key, __u32);   /* tid */
+  __type(value, __u64); /* PyThreadState address */
+} python_threads SEC(".maps");
+
+/* One interpreter frame as read, per CPU. */
+struct pyframe {
+  __u8 bytes[STROBE_PY_FRAME_READ];
+};
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct pyframe);
+} pyframe_buf SEC(".maps");
 
 /* ---- helpers ---- */
 
@@ -291,6 +321,160 @@ static __always_inline void readUserRegs(struct task_struct* task, struct user_r
   if (bpf_probe_read_kernel(u, sizeof(*u), regs) != 0) __builtin_memset(u, 0, sizeof(*u));
 }
 
+/* ---- CPython frames ---- */
+
+/* Thread states looked at per sample at most, over every interpreter. */
+#define MAX_PY_THREAD_STATES 512
+
+static __always_inline __u64 readUserU64(__u64 address) {
+  __u64 v = 0;
+  if (bpf_probe_read_user(&v, sizeof(v), (const void*)address) != 0) return 0;
+  return v;
+}
+
+/* A field of the frame read into `f` (0 when out of the part read). */
+static __always_inline __u64 frameU64(const struct pyframe* f, __u32 at) {
+  if (at > STROBE_PY_FRAME_READ - 8) return 0;
+  __u64 v;
+  __builtin_memcpy(&v, &f->bytes[at & (STROBE_PY_FRAME_READ - 1)], 8);
+  return v;
+}
+static __always_inline __u8 frameU8(const struct pyframe* f, __u32 at) {
+  if (at >= STROBE_PY_FRAME_READ) return 0;
+  return f->bytes[at & (STROBE_PY_FRAME_READ - 1)];
+}
+
+/* bpf_loop's state for pythonThread: one thread state a step. */
+struct py_thread_search {
+  __u64 interp, tstate, found;
+  __u32 tid, interp_next, interp_threads_head, tstate_next, tstate_native_thread_id;
+};
+
+static long pyThreadStep(__u64 index, void* ctx) {
+  struct py_thread_search* w = ctx;
+  if (w->tstate == 0) {
+    if (w->interp == 0) return 1;
+    w->interp = readUserU64(w->interp + w->interp_next);
+    if (w->interp == 0) return 1;
+    w->tstate = readUserU64(w->interp + w->interp_threads_head);
+    return 0;
+  }
+  if (readUserU64(w->tstate + w->tstate_native_thread_id) == w->tid) {
+    w->found = w->tstate;
+    return 1;
+  }
+  w->tstate = readUserU64(w->tstate + w->tstate_next);
+  return 0;
+}
+
+/* The thread state of thread `tid`: the one found before if it is still
+ * that thread's, else found anew through the interpreters' thread lists. */
+static __always_inline __u64 pythonThread(const struct strobe_python_proc* py, __u32 tid) {
+  __u64* cached = bpf_map_lookup_elem(&python_threads, &tid);
+  if (cached && *cached != 0 && readUserU64(*cached + py->tstate_native_thread_id) == tid) {
+    return *cached;
+  }
+  struct py_thread_search w = {};
+  w.tid = tid;
+  w.interp_next = py->interp_next;
+  w.interp_threads_head = py->interp_threads_head;
+  w.tstate_next = py->tstate_next;
+  w.tstate_native_thread_id = py->tstate_native_thread_id;
+  w.interp = readUserU64(py->runtime + py->runtime_interpreters_head);
+  w.tstate = w.interp ? readUserU64(w.interp + py->interp_threads_head) : 0;
+  bpf_loop(MAX_PY_THREAD_STATES, pyThreadStep, &w, 0);
+  if (w.found != 0) bpf_map_update_elem(&python_threads, &tid, &w.found, BPF_ANY);
+  return w.found;
+}
+
+/* bpf_loop's state for addPythonFrames: one frame a step, written into the
+ * record in scratch slot `which` from data offset `data`. */
+struct py_frame_walk {
+  __u64 frame;
+  __u32 which, data, n, read_size, by_shim, cut;
+  __u32 frame_code, frame_previous, frame_instr, frame_owner, frame_is_entry;
+};
+
+static long pyFrameStep(__u64 index, void* ctx) {
+  struct py_frame_walk* w = ctx;
+  if (w->frame == 0) return 1;
+  __u32 zero = 0;
+  struct pyframe* f = bpf_map_lookup_elem(&pyframe_buf, &zero);
+  struct scratch* s = slot(w->which);
+  if (!f || !s) return 1;
+  __u32 size = w->read_size;
+  if (size > STROBE_PY_FRAME_READ) size = STROBE_PY_FRAME_READ;
+  if (size < 8) return 1;
+  if (w->n >= STROBE_MAX_RUNTIME_FRAMES ||
+      bpf_probe_read_user(f->bytes, size, (const void*)w->frame) != 0) {
+    w->cut = 1;
+    return 1;
+  }
+  const __u64 code = frameU64(f, w->frame_code);
+  const __u64 instr = frameU64(f, w->frame_instr);
+  w->frame = frameU64(f, w->frame_previous);
+  __u32 at = (w->data + w->n * sizeof(struct strobe_runtime_frame)) & OFF_MASK;
+  if (at > SCRATCH_BYTES - sizeof(struct strobe_runtime_frame)) return 1;
+  if (w->by_shim && frameU8(f, w->frame_owner) == STROBE_PY_OWNER_CSTACK) {
+    if (w->n > 0) {
+      __u32 prev = (at - sizeof(struct strobe_runtime_frame)) & OFF_MASK;
+      if (prev <= SCRATCH_BYTES - sizeof(struct strobe_runtime_frame)) {
+        ((struct strobe_runtime_frame*)&s->bytes[prev])->flags |= STROBE_RT_ENTRY;
+      }
+    }
+    return 0;
+  }
+  struct strobe_runtime_frame* out = (void*)&s->bytes[at];
+  out->code = code;
+  out->offset = instr >= code && instr - code <= 0xffffffffull ? (__u32)(instr - code) : 0;
+  out->flags = !w->by_shim && frameU8(f, w->frame_is_entry) != 0 ? STROBE_RT_ENTRY : 0;
+  out->runtime = STROBE_RUNTIME_CPYTHON;
+  w->n++;
+  return 0;
+}
+
+/* The Python frames of thread `tid` of a CPython process, newest first,
+ * as cpython::FrameWalker reads them: shim frames (3.12+) left out, each
+ * marking the frame above it as its activation's first. `s` is scratch
+ * slot `which`. */
+static __always_inline __u32 addPythonFrames(struct scratch* s, __u32 which,
+                                             struct strobe_record* r, __u32 off, __u32 tgid,
+                                             __u32 tid) {
+  const struct strobe_python_proc* py = bpf_map_lookup_elem(&python_procs, &tgid);
+  if (!py) return off;
+  const __u64 tstate = pythonThread(py, tid);
+  if (tstate == 0) {
+    r->flags |= STROBE_F_RUNTIME_NO_THREAD;
+    return off;
+  }
+  struct py_frame_walk w = {};
+  if (py->tstate_current_frame != STROBE_NO_FIELD) {
+    w.frame = readUserU64(tstate + py->tstate_current_frame);
+  } else {
+    const __u64 cframe = readUserU64(tstate + py->tstate_cframe);
+    w.frame = cframe ? readUserU64(cframe + py->cframe_current_frame) : 0;
+  }
+  __u32 data = openSection(s, off, STROBE_SEC_RUNTIME);
+  if (data == 0 ||
+      data > SCRATCH_BYTES - STROBE_MAX_RUNTIME_FRAMES * sizeof(struct strobe_runtime_frame)) {
+    return off;
+  }
+  w.which = which;
+  w.data = data;
+  w.read_size = py->frame_read_size;
+  w.by_shim = py->frame_is_entry == STROBE_NO_FIELD;
+  w.frame_code = py->frame_code;
+  w.frame_previous = py->frame_previous;
+  w.frame_instr = py->frame_instr;
+  w.frame_owner = py->frame_owner;
+  w.frame_is_entry = py->frame_is_entry;
+  /* Shim frames count toward the bound too (cpython::FrameWalker). */
+  bpf_loop(STROBE_MAX_RUNTIME_FRAMES + 16, pyFrameStep, &w, 0);
+  if (w.cut || w.frame != 0) r->flags |= STROBE_F_RUNTIME_SHORT;
+  if (w.n == 0) return off;
+  return closeSection(s, r, data, w.n * sizeof(struct strobe_runtime_frame));
+}
+
 /* ---- programs ---- */
 
 SEC("perf_event")
@@ -321,6 +505,7 @@ int on_sample(struct bpf_perf_event_data* ctx) {
       readUserRegs(task, &u);
       off = addRegsAndStack(s, r, off, &u, cfg_stack_bytes);
     }
+    off = addPythonFrames(s, 0, r, off, tgid, tid);
   }
   emit(s, off, STROBE_CTR_LOST_SAMPLES);
   return 0; /* perf writes nothing of its own for the sample */
@@ -356,6 +541,7 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct* prev, struct task_str
         if (cfg_ustack) off = addUserStack(ctx, s, r, off);
         if (cfg_switch_stack_bytes != 0)
           off = addRegsAndStack(s, r, off, &u, cfg_switch_stack_bytes);
+        off = addPythonFrames(s, 1, r, off, prev_tgid, prev_tid);
       }
       emit(s, off, STROBE_CTR_LOST_SWITCHES);
     }

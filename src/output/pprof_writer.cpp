@@ -317,7 +317,13 @@ Status writePprof(const model::Profile& p, const PprofOptions& opt, std::FILE* o
       protozero::pbf_writer fn(w, pb::kFunction);
       fn.add_uint64(pb::kFnId, i + 1);
       fn.add_int64(pb::kName, f.name);
-      fn.add_int64(pb::kSystemName, model::isClone(system_name)
+      // pprof "simplifies" a name equal to its system name that looks like
+      // demangled C++ by cutting out what is between < and >: Python's
+      // "<module>" or "<lambda>" would be left with nothing. A system name
+      // that is not there tells pprof the name is final.
+      const bool pprof_would_cut = f.name == f.system_name && system_name.starts_with('<');
+      fn.add_int64(pb::kSystemName, pprof_would_cut ? int64_t{0}
+                                    : model::isClone(system_name)
                                         ? extra.id(std::string(model::cloneBase(system_name)))
                                         : int64_t{f.system_name});
       fn.add_int64(pb::kFnFilename, file);

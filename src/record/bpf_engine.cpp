@@ -71,6 +71,10 @@ class BpfEngine final : public CaptureEngine {
   // lives in callchain_, and what else the program read in extras_, until
   // the next call.
   perf::SampleRecord sampleOf(const bpf::Record& r);
+  // Enters the CPython processes the converter found since the last call
+  // into the program (their Python frames are read from then on), and
+  // takes out those it no longer follows.
+  void syncPython();
 
   const RecordOptions& opt_;
   std::vector<int> cpus_;
@@ -83,6 +87,8 @@ class BpfEngine final : public CaptureEngine {
   EventQueue* queue_ = nullptr;  // during drain()
   std::vector<uint64_t> callchain_;
   std::vector<BuildIdFrame> build_id_frames_;
+  std::vector<cpython::RuntimeFrame> python_frames_;
+  std::unordered_set<pid_t> python_pids_;  // entered into the program
   SampleExtras extras_;
   bpf::Counters reported_;  // lost counts already handed to the converter
   uint64_t samples_ = 0;    // sample records read
@@ -203,7 +209,11 @@ void BpfEngine::drain(EventQueue& q) {
 
 void BpfEngine::apply(const perf::Record& rec, uint8_t, Converter& c) {
   if (const auto* m = std::get_if<perf::Mmap2Record>(&rec)) {
-    if (ours(m->pid)) c.onMmap(*m);
+    if (ours(m->pid)) {
+      c.onMmap(*m);
+      // An interpreter just mapped: its frames are read from the next sample.
+      syncPython();
+    }
   } else if (const auto* cm = std::get_if<perf::CommRecord>(&rec)) {
     if (ours(cm->pid)) c.onComm(*cm);
   } else if (const auto* t = std::get_if<perf::TaskRecord>(&rec)) {
@@ -245,6 +255,15 @@ perf::SampleRecord BpfEngine::sampleOf(const bpf::Record& r) {
     }
   }
   extras_.user_frames = build_id_frames_;
+  python_frames_.clear();
+  for (const strobe_runtime_frame& f : r.runtime_frames) {
+    if (f.runtime != STROBE_RUNTIME_CPYTHON) continue;
+    python_frames_.push_back(cpython::RuntimeFrame{
+        f.code, f.offset,
+        static_cast<uint16_t>((f.flags & STROBE_RT_ENTRY) != 0 ? cpython::kFrameEntry : 0)});
+  }
+  extras_.python_frames = python_frames_;
+  extras_.python_frames_short = (r.flags & STROBE_F_RUNTIME_SHORT) != 0;
   // Without a user stack at all (a kernel thread has none to read).
   extras_.user_stack_unreadable = (r.flags & STROBE_F_NO_USER) == 0 &&
                                   ((r.flags & STROBE_F_USTACK_FAILED) != 0 && r.regs.empty());
@@ -320,8 +339,47 @@ void BpfEngine::noteLost(Converter& c) {
   reported_ = now;
 }
 
+void BpfEngine::syncPython() {
+  if (converter_ == nullptr) return;
+  PythonFrames& python = converter_->pythonFrames();
+  for (pid_t pid : python.takeFound()) {
+    const cpython::Interpreter* in = python.interpreter(pid);
+    if (in == nullptr) continue;
+    const cpython::Layout& l = in->layout;
+    strobe_python_proc p{};
+    p.runtime = in->runtime;
+    p.runtime_interpreters_head = l.runtime_interpreters_head;
+    p.interp_next = l.interp_next;
+    p.interp_threads_head = l.interp_threads_head;
+    p.tstate_next = l.tstate_next;
+    p.tstate_native_thread_id = l.tstate_native_thread_id;
+    p.tstate_cframe = l.tstate_cframe;
+    p.tstate_current_frame = l.tstate_current_frame;
+    p.cframe_current_frame = l.cframe_current_frame;
+    p.frame_code = l.frame_code;
+    p.frame_previous = l.frame_previous;
+    p.frame_instr = l.frame_instr;
+    p.frame_owner = l.frame_owner;
+    p.frame_is_entry = l.frame_is_entry;
+    p.frame_read_size = l.frameReadSize();
+    static_assert(cpython::kNoField == STROBE_NO_FIELD);
+    static_assert(cpython::kOwnerCStack == STROBE_PY_OWNER_CSTACK);
+    if (p.frame_read_size > STROBE_PY_FRAME_READ || !program_->setPython(pid, p)) continue;
+    python_pids_.insert(pid);
+  }
+  for (auto it = python_pids_.begin(); it != python_pids_.end();) {
+    if (python.interpreter(*it) == nullptr) {
+      program_->forgetPython(*it);
+      it = python_pids_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 void BpfEngine::afterPass(uint64_t, std::vector<std::string>&) {
   if (converter_ != nullptr) noteLost(*converter_);
+  syncPython();
 }
 
 void BpfEngine::finish(ConverterStats& stats, RecordOutcome& out,

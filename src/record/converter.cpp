@@ -18,8 +18,7 @@ namespace {
 class SpaceMap final : public unwind::AddressMap {
  public:
   SpaceMap(const AddressSpace& as, const model::Profile& p, const KeptFiles* kept,
-           const Converter::FileLocator& locate, PythonFrames* python = nullptr,
-           int32_t pid = 0)
+           const Converter::FileLocator& locate, PythonFrames* python = nullptr, int32_t pid = 0)
       : as_(as), p_(p), kept_(kept), locate_(locate), python_(python), pid_(pid) {}
   bool find(uint64_t avma, uint32_t& module, uint64_t& file_offset) const override {
     const Mapping* m = as_.find(avma);
@@ -90,6 +89,12 @@ constexpr size_t kMaxUnwoundFrames = 1024;
 // Stands for the [missing caller] frame in the scratch frames: no address
 // (perf's context markers, which this is one of, are never frames).
 constexpr uint64_t kMissingCallerFrame = UINT64_MAX;
+// Python frames in frames_: this plus their location's id (above the
+// build-id frames' pseudo addresses, below kMissingCallerFrame).
+constexpr uint64_t kPythonFrameBase = 0xfff0'0000'0000'0000ULL;
+bool isPythonFrame(uint64_t a) {
+  return a >= kPythonFrameBase && a < kPythonFrameBase + (uint64_t{1} << 32);
+}
 
 }  // namespace
 
@@ -390,6 +395,8 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
     }
   }
 
+  if (extras_ != nullptr && !extras_->python_frames.empty()) mergePythonFrames(pid);
+
   // The engine could not read the user stack: that, not a broken chain,
   // is why it ends (an unwinder's own verdict stands).
   if (extras_ != nullptr && extras_->user_stack_unreadable && end == model::StackEnd::kNotJudged) {
@@ -419,6 +426,8 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
     model::LocationId loc;
     if (j < kernel_count_) {
       loc = kernelLocation(frames_[j]);
+    } else if (isPythonFrame(frames_[j])) {
+      loc = static_cast<model::LocationId>(frames_[j] - kPythonFrameBase);
     } else if (BuildIdFrames::isPseudo(frames_[j])) {
       const auto [module, offset] = build_id_frames_.location(frames_[j]);
       loc = profile_.internLocation(module, offset, 0);
@@ -436,6 +445,21 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
     prefix.frames.push_back(PrefixFrame{frames_[n - 1 - i], stack, unmapped});
   }
   return stack;
+}
+
+void Converter::mergePythonFrames(int32_t pid) {
+  const cpython::Interpreter* in = python_.interpreter(pid);
+  if (in == nullptr) return;  // not (or no longer) a process strobe reads
+  const std::span<const cpython::RuntimeFrame> python = extras_->python_frames;
+  user_scratch_.assign(frames_.begin() + static_cast<std::ptrdiff_t>(kernel_count_), frames_.end());
+  cpython::mergeStacks(
+      user_scratch_.data(), user_scratch_.size(), [in](uint64_t a) { return in->isEvalFrame(a); },
+      python.data(), python.size(), merged_);
+  frames_.resize(kernel_count_);
+  for (const cpython::MergedFrame& m : merged_) {
+    frames_.push_back(m.python ? kPythonFrameBase + python_.locate(profile_, pid, python[m.value])
+                               : m.value);
+  }
 }
 
 void Converter::pushKernelFrames(const perf::SampleRecord& r) {

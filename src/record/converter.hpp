@@ -40,6 +40,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "cpython/stack_merge.hpp"
 #include "model/compact.hpp"
 #include "model/profile.hpp"
 #include "perf/records.hpp"
@@ -91,6 +92,12 @@ struct SampleExtras {
   // The engine could not read the user stack at all: the stack ends there
   // for that reason (StackEnd::kBadFrame), not for a broken frame chain.
   bool user_stack_unreadable = false;
+  // The thread's Python frames (leaf first) read at the sample: they take
+  // the place of the native eval-loop frames that run them
+  // (cpython/stack_merge.hpp). `python_frames_short`: the program read
+  // only the newest of them (too many, or one unreadable).
+  std::span<const cpython::RuntimeFrame> python_frames;
+  bool python_frames_short = false;
 };
 
 // Which event a record came from.
@@ -205,6 +212,9 @@ class Converter {
   // on a CPU in the kernel, and its stack ends where the thread blocked.
   model::StackId stackOf(const perf::SampleRecord& r, int32_t pid, int32_t tid,
                          model::StackEnd& end, bool with_kernel_leaf);
+  // Puts the sample's Python frames (extras_) among the user frames of
+  // frames_, as pseudo addresses of their locations (kPythonFrameBase).
+  void mergePythonFrames(int32_t pid);
   // Fills frames_ from the sample's registers and stack; returns how it ended.
   model::StackEnd unwindSample(const perf::SampleRecord& r, AddressSpace& as, int32_t pid);
   model::LocationId kernelLocation(uint64_t addr);
@@ -245,6 +255,8 @@ class Converter {
   KeptFiles* kept_ = nullptr;
   FileLocator locate_file_;
   PythonFrames python_;
+  std::vector<cpython::MergedFrame> merged_;  // mergePythonFrames' scratch
+  std::vector<uint64_t> user_scratch_;
   std::vector<JitdumpMarker> jitdump_markers_;
   // Live threads with a CPU sample (an EXIT of any other is unsampled).
   std::unordered_set<int32_t> cpu_sampled_;

@@ -160,12 +160,12 @@ model::LocationId PythonFrames::locate(model::Profile& p, pid_t pid,
   Code& entry = proc.code[f.code];
   if (entry.serial != c.serial) {
     entry.serial = c.serial;
-    entry.lines.clear();
+    entry.locations.clear();
     entry.function =
         model::pythonFunction(p, c.qualname, absoluteFile(proc, c.filename),
                               c.first_line > 0 ? static_cast<uint32_t>(c.first_line) : 0);
   }
-  auto [it, inserted] = entry.lines.try_emplace(f.offset, model::kNone);
+  auto [it, inserted] = entry.locations.try_emplace(f.offset, model::kNone);
   if (inserted) it->second = model::pythonLocation(p, entry.function, c.lineAt(f.offset), f.code);
   return it->second;
 }

@@ -86,7 +86,7 @@ class PythonFrames {
   struct Code {
     uint64_t serial = 0;  // the CodeReader entry it was made from
     model::FunctionId function = model::kNone;
-    std::unordered_map<uint32_t, model::LocationId> lines;  // by instruction offset
+    std::unordered_map<uint32_t, model::LocationId> locations;  // by instruction offset
   };
   struct Process {
     cpython::Interpreter interpreter;

@@ -358,8 +358,10 @@ void Session::finish(RecordOutcome& outcome, uint64_t end) {
   for (std::string& note : converter_->pythonFrames().takeNotes()) {
     warnings_.push_back(std::move(note));
   }
-  if (std::string note = converter_->pythonFrames().withoutBpfNote(); !note.empty()) {
-    warnings_.push_back(std::move(note));
+  if (engine_kind_ != EngineKind::kBpf) {
+    if (std::string note = converter_->pythonFrames().withoutBpfNote(); !note.empty()) {
+      warnings_.push_back(std::move(note));
+    }
   }
 
   uint64_t user_ns = 0;

@@ -30,7 +30,7 @@
 namespace strobe::test {
 namespace {
 
-const std::string kShares = kFixtures + "fixture_shares";
+const std::string kShareFixture = kFixtures + "fixture_shares";
 // 4,999 Hz: at 9,999 Hz with -g auto or dwarf (a 16 KiB stack copy and an
 // unwind per sample) strobe falls behind on this 2-core machine and loses
 // 1-5% of the samples under either engine (main's build too), which this
@@ -126,7 +126,7 @@ const std::vector<std::string> kShareFunctions = {"work_six()", "work_three()", 
 
 TEST_P(BpfCallGraphParity, LaunchedSharesAndStacks) {
   SKIP_WITHOUT_BPF();
-  recordLaunched({"-g", GetParam()}, {kShares, "400000", "150"});
+  recordLaunched({"-g", GetParam()}, {kShareFixture, "400000", "150"});
   const Figures perf = figuresOf(loadRecording(db("perf")), kShareFunctions);
   const Figures bpf = figuresOf(loadRecording(db("bpf")), kShareFunctions);
   expectParity(perf, bpf);
@@ -137,7 +137,7 @@ TEST_P(BpfCallGraphParity, LaunchedSharesAndStacks) {
 
 TEST_P(BpfCallGraphParity, AttachedSharesAndStacks) {
   SKIP_WITHOUT_BPF();
-  recordAttached({"-g", GetParam()}, {kShares, "100000", "1000000"});
+  recordAttached({"-g", GetParam()}, {kShareFixture, "100000", "1000000"});
   const Figures perf = figuresOf(loadRecording(db("perf")), kShareFunctions);
   const Figures bpf = figuresOf(loadRecording(db("bpf")), kShareFunctions);
   expectParity(perf, bpf);

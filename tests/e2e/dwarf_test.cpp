@@ -18,7 +18,7 @@
 namespace strobe::test {
 namespace {
 
-const std::string kFixture = STROBE_BINARY_DIR "/tests/fixtures/fixture_deep_nofp";
+const std::string kDeepNoFp = STROBE_BINARY_DIR "/tests/fixtures/fixture_deep_nofp";
 
 class DwarfTest : public ::testing::Test {
  protected:
@@ -28,7 +28,7 @@ class DwarfTest : public ::testing::Test {
 
   Ran record(const std::string& mode, std::vector<std::string> args = {}) {
     std::vector<std::string> argv = {kStrobe, "record", "-F", "999", "-g",
-                                     mode,    "-o",     db(), "--",  kFixture};
+                                     mode,    "-o",     db(), "--",  kDeepNoFp};
     argv.insert(argv.end(), args.begin(), args.end());
     return runProcess(argv);
   }
@@ -105,7 +105,7 @@ TEST_F(DwarfTest, AttachUnwindsARunningProcess) {
   // Modules mapped before the attach come from /proc/PID/maps; the unwinder
   // reads their CFI the same way.
   const std::string out = makeTempDir();
-  int pid = startProcess({kFixture, "200000", "100000"}, out);
+  int pid = startProcess({kDeepNoFp, "200000", "100000"}, out);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   Ran r = runProcess({kStrobe, "record", "-F", "999", "-g", "dwarf", "-d", "2s", "-o", db(), "-p",
                       std::to_string(pid)});

@@ -17,7 +17,7 @@
 namespace strobe::test {
 namespace {
 
-const std::string kShares = STROBE_SOURCE_DIR "/tests/fixtures/python/shares.py";
+const std::string kPythonShares = STROBE_SOURCE_DIR "/tests/fixtures/python/shares.py";
 
 // The names of a sample's frames, root first.
 std::vector<std::string> rootFirstNames(const model::Profile& p, const model::Sample& s) {
@@ -42,7 +42,7 @@ void checkTrampolines(int minor) {
   const std::string dir = makeTempDir();
   const std::string out = dir + "/py.db";
   Ran r = runProcess({kStrobe, "record", "-F", "499", "-o", out, "--", pythons.front().binary, "-X",
-                      "perf", kShares, "1.0"});
+                      "perf", kPythonShares, "1.0"});
   ASSERT_EQ(r.status, 0) << r.err;
   const model::Profile p = loadRecording(out);
   const model::StackCompleteness c = model::stackCompleteness(p);
@@ -82,8 +82,8 @@ TEST(PythonPerfEngine, SaysPythonFramesNeedTheBpfEngine) {
   auto pythons = installedPythons(11);
   if (pythons.empty()) GTEST_SKIP() << noPythonReason(11);
   const std::string dir = makeTempDir();
-  Ran r = runProcess(
-      {kStrobe, "record", "-o", dir + "/py.db", "--", pythons.front().binary, kShares, "0.3"});
+  Ran r = runProcess({kStrobe, "record", "-o", dir + "/py.db", "--", pythons.front().binary,
+                      kPythonShares, "0.3"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("ran Python code: its Python frames need the BPF engine (--engine bpf, as "
                        "root or with CAP_BPF and CAP_PERFMON); its stacks show the interpreter's "

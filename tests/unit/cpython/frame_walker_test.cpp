@@ -24,7 +24,7 @@ struct Expected {
   uint64_t code = 0;
 };
 
-void checkVersion(int minor) {
+void walkVersion(int minor) {
   auto pythons = test::installedPythons(minor);
   if (pythons.empty()) GTEST_SKIP() << test::noPythonReason(minor);
   for (const test::TestPython& py : pythons) {
@@ -83,13 +83,13 @@ void checkVersion(int minor) {
 }
 
 TEST(CpythonFrameWalker, Python311) {
-  checkVersion(11);
+  walkVersion(11);
 }
 TEST(CpythonFrameWalker, Python312) {
-  checkVersion(12);
+  walkVersion(12);
 }
 TEST(CpythonFrameWalker, Python313) {
-  checkVersion(13);
+  walkVersion(13);
 }
 
 }  // namespace

@@ -14,7 +14,7 @@
 namespace strobe::unwind {
 namespace {
 
-constexpr int kRip = 16, kRsp = 7, kRbp = 6;
+constexpr int kStubRip = 16, kStubRsp = 7, kStubRbp = 6;
 
 // sub $8,%rsp; call *%rcx; add $8,%rsp; ret
 const std::vector<uint8_t> kAligning = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd1,
@@ -43,10 +43,10 @@ void expectRule(const std::vector<uint8_t>& t, size_t offset, Want w) {
 }
 
 TEST(StubRules, AligningTrampoline) {
-  expectRule(kAligning, 0, {kRsp, 8, Rule::kSame, 0});   // at entry
-  expectRule(kAligning, 4, {kRsp, 16, Rule::kSame, 0});  // after sub $8
-  expectRule(kAligning, 6, {kRsp, 16, Rule::kSame, 0});  // the return address
-  expectRule(kAligning, 10, {kRsp, 8, Rule::kSame, 0});  // after add $8: at ret
+  expectRule(kAligning, 0, {kStubRsp, 8, Rule::kSame, 0});   // at entry
+  expectRule(kAligning, 4, {kStubRsp, 16, Rule::kSame, 0});  // after sub $8
+  expectRule(kAligning, 6, {kStubRsp, 16, Rule::kSame, 0});  // the return address
+  expectRule(kAligning, 10, {kStubRsp, 8, Rule::kSame, 0});  // after add $8: at ret
   EXPECT_EQ(stubRule(kAligning.data(), kAligning.size(), 2).cfa_kind, Rule::kCfaNone)
       << "inside an instruction";
   EXPECT_EQ(stubRule(kAligning.data(), kAligning.size(), 11).cfa_kind, Rule::kCfaNone);
@@ -54,11 +54,11 @@ TEST(StubRules, AligningTrampoline) {
 }
 
 TEST(StubRules, FramedTrampoline) {
-  expectRule(kFramed, 4, {kRsp, 8, Rule::kSame, 0});       // after endbr64
-  expectRule(kFramed, 5, {kRsp, 16, Rule::kAtCfa, -16});   // after push %rbp
-  expectRule(kFramed, 8, {kRbp, 16, Rule::kAtCfa, -16});   // after mov %rsp,%rbp
-  expectRule(kFramed, 10, {kRbp, 16, Rule::kAtCfa, -16});  // the return address
-  expectRule(kFramed, 11, {kRsp, 8, Rule::kSame, 0});      // after pop %rbp: at ret
+  expectRule(kFramed, 4, {kStubRsp, 8, Rule::kSame, 0});       // after endbr64
+  expectRule(kFramed, 5, {kStubRsp, 16, Rule::kAtCfa, -16});   // after push %rbp
+  expectRule(kFramed, 8, {kStubRbp, 16, Rule::kAtCfa, -16});   // after mov %rsp,%rbp
+  expectRule(kFramed, 10, {kStubRbp, 16, Rule::kAtCfa, -16});  // the return address
+  expectRule(kFramed, 11, {kStubRsp, 8, Rule::kSame, 0});      // after pop %rbp: at ret
   EXPECT_EQ(stubReturnOffset(kFramed.data(), kFramed.size()), 10u);
 }
 
@@ -107,9 +107,9 @@ std::vector<uint64_t> unwindThrough(const std::vector<uint8_t>& t, std::vector<u
                                     uint64_t rbp) {
   StubMap map(t);
   Registers regs;
-  regs.set(kRip, kCallee + 0x10);
-  regs.set(kRsp, kStack);
-  regs.set(kRbp, rbp);
+  regs.set(kStubRip, kCallee + 0x10);
+  regs.set(kStubRsp, kStack);
+  regs.set(kStubRbp, rbp);
   StackCopy stack{kStack, reinterpret_cast<const uint8_t*>(words.data()), words.size() * 8};
   Unwinder u;
   uint64_t frames[8] = {};
