@@ -44,6 +44,9 @@ int main(int argc, char** argv) {
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
   posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+  // The child keeps no end of the pipes but its own: closing in[1] below
+  // is its end of input.
+  for (int fd : {out[0], out[1], in[0], in[1]}) posix_spawn_file_actions_addclose(&fa, fd);
   std::vector<char*> args = {argv[1], const_cast<char*>(script.c_str()),
                              const_cast<char*>(n.c_str()), nullptr};
   pid_t pid = 0;
@@ -90,6 +93,7 @@ int main(int argc, char** argv) {
   std::printf("first sample (read and name): %.2f us CPU per code object\n", first / 1000);
   std::printf("again in the same pass:       %.3f us\n", cached / 1000);
   std::printf("first use in a later pass:    %.2f us (the header read again)\n", checked / 1000);
+  std::fflush(stdout);
   ::close(in[1]);
   ::waitpid(pid, nullptr, 0);
   return 0;

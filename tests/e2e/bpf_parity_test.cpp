@@ -37,6 +37,14 @@ const std::string kShareFixture = kFixtures + "fixture_shares";
 // test must not confuse with a difference between engines.
 const std::vector<std::string> kHighRate = {"-F", "4999", "--mmap-pages", "1024"};
 constexpr double kPoint = 1.0;
+// Lost samples allowed, percent of those kept. Under ASan strobe drains
+// about three times slower and lost 1.4-2.7% at 4,999 Hz with -g auto and
+// dwarf (either engine); the shares are held to a point all the same.
+#ifdef STROBE_TEST_UNDER_ASAN
+constexpr uint64_t kLostPercent = 5;
+#else
+constexpr uint64_t kLostPercent = 1;
+#endif
 
 // What is compared: shares of the fixture's functions and completeness.
 struct Figures {
@@ -71,8 +79,8 @@ void expectParity(const Figures& perf, const Figures& bpf, uint64_t min_samples 
   EXPECT_GT(bpf.samples, min_samples);
   // A burst of lost samples skews shares: a few are allowed (a 2-core
   // machine shared with builds may starve strobe for a moment), not more.
-  EXPECT_LE(perf.lost * 100, perf.samples) << "perf engine: samples lost";
-  EXPECT_LE(bpf.lost * 100, bpf.samples) << "bpf engine: samples lost";
+  EXPECT_LE(perf.lost * 100, kLostPercent * perf.samples) << "perf engine: samples lost";
+  EXPECT_LE(bpf.lost * 100, kLostPercent * bpf.samples) << "bpf engine: samples lost";
 }
 
 class BpfParity : public ::testing::Test {
