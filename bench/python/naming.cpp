@@ -27,7 +27,9 @@ extern char** environ;
 
 namespace {
 
-uint64_t cpuNs() { return strobe::clockNs(CLOCK_THREAD_CPUTIME_ID); }
+uint64_t cpuNs() {
+  return strobe::clockNs(CLOCK_THREAD_CPUTIME_ID);
+}
 
 }  // namespace
 
@@ -55,7 +57,8 @@ int main(int argc, char** argv) {
   ::close(in[0]);
   std::string line;
   char buf[65536];
-  for (ssize_t got; line.find('\n') == std::string::npos && (got = ::read(out[0], buf, sizeof buf)) > 0;) {
+  for (ssize_t got;
+       line.find('\n') == std::string::npos && (got = ::read(out[0], buf, sizeof buf)) > 0;) {
     line.append(buf, static_cast<size_t>(got));
   }
   std::vector<uint64_t> codes;

@@ -156,7 +156,8 @@ TEST_F(BpfEngineTest, RecordsTheRingHadNoRoomForAreLostSamples) {
        "-o", db(), "--", kFixtures + "fixture_shares", "200000", "300"},
       dir_);
   ASSERT_GT(pid, 0);
-  sleepMs(300);
+  // Past the start (loading and verifying the program takes up to 0.5 s).
+  sleepMs(1200);
   ASSERT_EQ(::kill(pid, SIGSTOP), 0);
   sleepMs(700);
   ASSERT_EQ(::kill(pid, SIGCONT), 0);

@@ -105,7 +105,8 @@ class BpfParity : public ::testing::Test {
       ASSERT_EQ(r.status, 0) << engine << ": " << r.err;
     }
   }
-  // Starts `target`, then both engines record it for 2 s at the same time.
+  // Starts `target`, then both engines record it for 3 s at the same time
+  // (the BPF engine starts some 0.5 s later: the kernel verifies its program).
   void recordAttached(const std::vector<std::string>& opts,
                       const std::vector<std::string>& target) {
     Background fixture(target);
@@ -114,7 +115,7 @@ class BpfParity : public ::testing::Test {
     std::vector<int> pids;
     for (const char* engine : {"perf", "bpf"}) {
       std::vector<std::string> a = argv(engine, opts);
-      a.insert(a.end(), {"-d", "2s", "-p", std::to_string(fixture.pid())});
+      a.insert(a.end(), {"-d", "3s", "-p", std::to_string(fixture.pid())});
       std::filesystem::create_directories(dir_ + "/" + engine);
       pids.push_back(startProcess(a, dir_ + "/" + engine));
     }
