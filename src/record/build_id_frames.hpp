@@ -46,7 +46,11 @@ class BuildIdFrames {
 
   static constexpr uint64_t kPseudoBase = 0xffe0'0000'0000'0000ULL;
   static constexpr uint64_t kPseudoEnd = 0xfff0'0000'0000'0000ULL;
-  static bool isPseudo(uint64_t a) { return a >= kPseudoBase && a < kPseudoEnd; }
+  // Whether `a` is a pseudo address this made: a broken frame chain can put
+  // any value in a stack, this range's included.
+  [[nodiscard]] bool isPseudo(uint64_t a) const {
+    return a >= kPseudoBase && a < kPseudoEnd && a - kPseudoBase < pseudo_.size();
+  }
   // The module and file offset a pseudo address stands for.
   [[nodiscard]] std::pair<model::ModuleId, uint64_t> location(uint64_t pseudo) const {
     return pseudo_[pseudo - kPseudoBase];

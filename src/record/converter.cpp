@@ -395,6 +395,7 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
     }
   }
 
+  python_frames_ = 0;
   if (extras_ != nullptr && !extras_->python_frames.empty()) mergePythonFrames(pid);
 
   // The engine could not read the user stack: that, not a broken chain,
@@ -426,9 +427,10 @@ model::StackId Converter::stackOf(const perf::SampleRecord& r, int32_t pid, int3
     model::LocationId loc;
     if (j < kernel_count_) {
       loc = kernelLocation(frames_[j]);
-    } else if (isPythonFrame(frames_[j])) {
+    } else if (python_frames_ != 0 && isPythonFrame(frames_[j]) &&
+               frames_[j] - kPythonFrameBase < profile_.locations().size()) {
       loc = static_cast<model::LocationId>(frames_[j] - kPythonFrameBase);
-    } else if (BuildIdFrames::isPseudo(frames_[j])) {
+    } else if (build_id_frames_.isPseudo(frames_[j])) {
       const auto [module, offset] = build_id_frames_.location(frames_[j]);
       loc = profile_.internLocation(module, offset, 0);
     } else if (frames_[j] == kMissingCallerFrame) {
@@ -459,6 +461,7 @@ void Converter::mergePythonFrames(int32_t pid) {
   for (const cpython::MergedFrame& m : merged_) {
     frames_.push_back(m.python ? kPythonFrameBase + python_.locate(profile_, pid, python[m.value])
                                : m.value);
+    python_frames_ += m.python ? 1 : 0;
   }
 }
 

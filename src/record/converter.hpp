@@ -257,6 +257,7 @@ class Converter {
   PythonFrames python_;
   std::vector<cpython::MergedFrame> merged_;  // mergePythonFrames' scratch
   std::vector<uint64_t> user_scratch_;
+  size_t python_frames_ = 0;  // pseudo addresses of Python frames in frames_
   std::vector<JitdumpMarker> jitdump_markers_;
   // Live threads with a CPU sample (an EXIT of any other is unsampled).
   std::unordered_set<int32_t> cpu_sampled_;

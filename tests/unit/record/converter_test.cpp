@@ -195,6 +195,26 @@ TEST(Converter, UnmappedAddressesAreKeptAndCounted) {
   EXPECT_EQ(c.stats().unmapped_frames, 1u);
 }
 
+// A broken frame chain can hold any value: those in the ranges where the
+// converter keeps its own pseudo addresses (build-id frames, Python
+// frames) are unmapped frames like any other, not pseudo addresses it never
+// made (strobe record -a crashed on one).
+TEST(Converter, ChainValuesInThePseudoRangesAreUnmappedFrames) {
+  model::Profile p;
+  Converter c(p, 0);
+  const uint64_t build_id_range = 0xffe0'0000'1234'5679ULL;
+  const uint64_t python_range = 0xfff0'0000'0000'0003ULL;
+  std::vector<uint64_t> chain = {perf::kContextUser, 0x1234, build_id_range, python_range};
+  c.onSample(sample(9, 9, chain));
+  auto f = frames(p, p.samples()[0]);
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[1].module, model::kNone);
+  EXPECT_EQ(f[1].address, build_id_range - 1);
+  EXPECT_EQ(f[2].module, model::kNone);
+  EXPECT_EQ(f[2].address, python_range - 1);
+  EXPECT_EQ(c.stats().unmapped_frames, 3u);
+}
+
 TEST(Converter, ForkCopiesTheAddressSpaceAndExecClearsIt) {
   model::Profile p;
   Converter c(p, 0);
