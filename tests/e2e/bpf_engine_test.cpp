@@ -130,7 +130,9 @@ TEST_F(BpfEngineTest, TwoThousandThreadsHalfCreatedAfterAttaching) {
     sampled_sum[o.late] += got;
     const double err = std::abs(static_cast<double>(got) - static_cast<double>(o.work_ns));
     if (err <= 0.03 * static_cast<double>(o.work_ns)) ++within_3pct;
-    EXPECT_LE(err, 0.03 * static_cast<double>(o.work_ns) + 3 * period)
+    // The largest of 2,000 threads' errors: 5 periods (a clean clone's
+    // run once saw 4.3 on a thread of 2 ms).
+    EXPECT_LE(err, 0.03 * static_cast<double>(o.work_ns) + 5 * period)
         << "thread " << tid << (o.late ? " (created after attaching)" : "") << ": sampled " << got
         << " ns, own clock " << o.work_ns << " ns";
   }

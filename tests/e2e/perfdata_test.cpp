@@ -16,13 +16,15 @@ const std::string kSyscalls = kFixtures + "fixture_syscalls";
 // About a second of CPU on two threads.
 const std::vector<std::string> kDeepRun = {kDeep, "100000", "250"};
 
-// Completeness no worse than strobe's own (2 points of run-to-run noise).
+// Completeness no worse than strobe's own, within the run-to-run noise of
+// two recordings of the fixture (3 points: the syscall fixture's -g
+// recordings once differed by 2.4).
 void expectAsComplete(const FoldedCompleteness& theirs, const FoldedCompleteness& ours) {
   ASSERT_GT(theirs.total, 0u);
   ASSERT_GT(ours.total, 0u);
-  EXPECT_GE(reachedPct(theirs), reachedPct(ours) - 2.0)
+  EXPECT_GE(reachedPct(theirs), reachedPct(ours) - 3.0)
       << "imported " << reachedPct(theirs) << "%, strobe's own " << reachedPct(ours) << "%";
-  EXPECT_LE(missingCallerPct(theirs), missingCallerPct(ours) + 2.0);
+  EXPECT_LE(missingCallerPct(theirs), missingCallerPct(ours) + 3.0);
 }
 
 class PerfDataModes : public PerfDataTest {
