@@ -53,14 +53,16 @@
 #define STROBE_SEC_RUNTIME 6
 
 /* Record flags: what the program could not complete. */
-#define STROBE_F_KSTACK_FAILED (1u << 0)  /* bpf_get_stack refused the kernel stack */
-#define STROBE_F_USTACK_FAILED (1u << 1)  /* bpf_get_stack refused the user stack */
-#define STROBE_F_NO_USER (1u << 2)        /* no user context: a kernel thread, an exiting task */
-#define STROBE_F_STACK_SHORT (1u << 3)    /* the stack copy met an unreadable page first */
-#define STROBE_F_STACK_FAILED (1u << 4)   /* not one byte of the user stack was readable */
-#define STROBE_F_PREEMPTED (1u << 5)      /* switch-out: still runnable (preempted) */
-#define STROBE_F_RUNTIME_SHORT (1u << 6)  /* interpreter frames: more than fit, or one unreadable */
-#define STROBE_F_RUNTIME_NO_THREAD (1u << 7) /* an interpreter process: the thread's state not found */
+#define STROBE_F_KSTACK_FAILED (1u << 0) /* bpf_get_stack refused the kernel stack */
+#define STROBE_F_USTACK_FAILED (1u << 1) /* bpf_get_stack refused the user stack */
+#define STROBE_F_NO_USER (1u << 2)       /* no user context: a kernel thread, an exiting task */
+#define STROBE_F_STACK_SHORT (1u << 3)   /* the stack copy met an unreadable page first */
+#define STROBE_F_STACK_FAILED (1u << 4)  /* not one byte of the user stack was readable */
+#define STROBE_F_PREEMPTED (1u << 5)     /* switch-out: still runnable (preempted) */
+#define STROBE_F_RUNTIME_SHORT (1u << 6) /* interpreter frames: more than fit, or one unreadable \
+                                          */
+#define STROBE_F_RUNTIME_NO_THREAD \
+  (1u << 7) /* an interpreter process: the thread's state not found */
 
 /* perf's x86-64 register numbers (asm/perf_regs.h) of STROBE_SEC_REGS: AX
  * BX CX DX SI DI BP SP IP, R8-R15; values in increasing bit order. */
