@@ -7,15 +7,17 @@
 #   tests        every test of that build (ctest)   | asan-build, idle
 #   asan-build   the rest of the ASan+UBSan build, if the tests outran it
 #   asan-tests   the unit and e2e tests against it   | fuzz-build, then each
-#   fuzz         the rest of the fuzz build and run  | fuzz target for 10 s, idle
+#                                                    | fuzz target for 10 s,
+#                                                    | idle
+#   fuzz         what is left of the fuzz build and runs
 #
 # The tests run at normal priority and the builds beside them under
 # SCHED_IDLE (chrt -i): a build only takes CPU time that the tests leave
 # (most of them profile one program at a time, on one of the two cores), so
 # the tests see the machine as before. A failing build stops the run; a
 # failing test phase does not: the later phases still run, and the run fails
-# at the end, naming every phase that failed. Each phase's time is printed
-# (docs/DEVELOPING.md keeps them).
+# at the end, naming every phase that failed. Each phase's wall and CPU time
+# is printed (docs/DEVELOPING.md keeps them).
 #
 # Environment (the Makefile sets it): BUILD ASAN_BUILD FUZZ_BUILD JOBS MAKE
 # FUZZ_SECONDS.
@@ -36,20 +38,19 @@ phase() {  # phase NAME CMD...: runs CMD as scripts/timed.sh does
 
 # background NAME CMD...: starts CMD at idle priority, its output in
 # NAME.log at the top of the tree; `finish NAME` waits for it.
-declare -A bg_pid=() bg_start=()
+declare -A bg_pid=()
 background() {
   local name=$1
   shift
-  bg_start[$name]=$(date +%s)
   setsid chrt -i 0 nice -n 19 "$@" > "$name.log" 2>&1 &
   bg_pid[$name]=$!
 }
-finish() {  # finish NAME: waits for it (its wait is the phase NAME's time)
+finish() {  # finish NAME: waits for it; prints its phases' times
   local name=$1 status=0 start
   start=$(date +%s)
   wait "${bg_pid[$name]}" || status=$?
-  echo "strobe: phase $name took $(($(date +%s) - start)) s more after the tests" \
-    "($(($(date +%s) - ${bg_start[$name]})) s in all, exit $status)"
+  grep -E '^strobe: phase |exec/s, [0-9]* runs' "$name.log"
+  echo "strobe: waited $(($(date +%s) - start)) s for $name after the tests (exit $status)"
   if [ "$status" -ne 0 ]; then
     tail -50 "$name.log"
     echo "strobe: $name failed; its whole output is in $name.log"
@@ -75,15 +76,20 @@ summary() {
 phase build "${make_[@]}" build-tests || summary
 tests/browser/install.sh || { failed+=(browser-install); summary; }
 
-background asan-build "${make_[@]}" build-asan
+background asan-build scripts/timed.sh asan-build "${make_[@]}" build-asan
 phase tests ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS" --timeout 300
 
+# The fuzz targets run as soon as they are built, still at idle priority
+# beside the ASan tests: their 10 s each are wall time, on whichever core
+# the tests leave.
+fuzz=(bash -c 'scripts/timed.sh fuzz-build "$@" build-fuzz &&
+  scripts/timed.sh fuzz "$@" test-fuzz FUZZ_SECONDS="$FUZZ_SECONDS"' fuzz "${make_[@]}")
+export FUZZ_SECONDS
 if finish asan-build; then
-  background fuzz-build "${make_[@]}" build-fuzz
+  background fuzz "${fuzz[@]}"
   phase asan-tests "${make_[@]}" test-asan
 else
-  background fuzz-build "${make_[@]}" build-fuzz
+  background fuzz "${fuzz[@]}"
 fi
-
-finish fuzz-build && phase fuzz "${make_[@]}" test-fuzz FUZZ_SECONDS="$FUZZ_SECONDS"
+finish fuzz
 summary
