@@ -31,11 +31,10 @@ size_t leadingUnderscores(std::string_view name) {
   return n;
 }
 
-// Strict weak order: by address, then the preferred alias first. The
-// address alone decides most comparisons: the rest of the key (scans of
-// long C++ names) only for aliases.
-bool preferred(const RawSymbol& a, const RawSymbol& b) {
-  if (a.value != b.value) return a.value < b.value;
+// Among aliases (symbols at one address), binutils' preferred one first: a
+// strict weak order, as is publicFirstTie's. Only aliases get here (the
+// key scans long C++ names).
+bool preferredTie(const RawSymbol& a, const RawSymbol& b) {
   auto key = [](const RawSymbol& s) {
     return std::make_tuple(s.value, bindingRank(s.binding), s.hidden_version, s.size == 0,
                            leadingUnderscores(s.name), s.name);
@@ -50,9 +49,8 @@ bool nonDefaultVersion(std::string_view name) {
   return at != std::string_view::npos && at > 0 && name.substr(at, 2) != "@@";
 }
 
-// AliasPreference::kPublic's order.
-bool publicFirst(const RawSymbol& a, const RawSymbol& b) {
-  if (a.value != b.value) return a.value < b.value;
+// AliasPreference::kPublic's order among aliases.
+bool publicFirstTie(const RawSymbol& a, const RawSymbol& b) {
   auto key = [](const RawSymbol& s) {
     const bool internal = s.binding == STB_LOCAL || s.hidden_version || nonDefaultVersion(s.name);
     return std::make_tuple(s.value, internal, leadingUnderscores(s.name),
@@ -60,6 +58,15 @@ bool publicFirst(const RawSymbol& a, const RawSymbol& b) {
                            s.size == 0, s.name);
   };
   return key(a) < key(b);
+}
+
+// Sorts by address (inlined: the address decides almost every comparison),
+// then by `tie` (preferredTie or publicFirstTie) among aliases.
+template <bool (*tie)(const RawSymbol&, const RawSymbol&)>
+void sortSymbols(std::vector<RawSymbol>& raw) {
+  std::sort(raw.begin(), raw.end(), [](const RawSymbol& a, const RawSymbol& b) {
+    return a.value != b.value ? a.value < b.value : tie(a, b);
+  });
 }
 
 // End of the section with index `shndx` (sh_addr + sh_size), memoized.
@@ -84,31 +91,63 @@ class SectionLimits {
   std::unordered_map<size_t, uint64_t> limits_;
 };
 
+// The symbol's entry, unless it is not a function strobe can name.
+bool namedFunction(unsigned type, uint16_t shndx) {
+  if (type != STT_FUNC && type != STT_GNU_IFUNC) return false;
+  return shndx != SHN_UNDEF && shndx != SHN_ABS && shndx != SHN_COMMON;
+}
+
+// The table's names, when they can be read in place: a string table whose
+// last byte ends every name (then any offset inside it is a whole string),
+// as every linker writes them. Null otherwise: elf_strptr checks each name.
+const Elf_Data* namesInPlace(Elf* elf, size_t strtab) {
+  Elf_Scn* scn = ::elf_getscn(elf, strtab);
+  Elf_Data* d = scn != nullptr ? ::elf_getdata(scn, nullptr) : nullptr;
+  if (d == nullptr || d->d_buf == nullptr || d->d_size == 0) return nullptr;
+  return static_cast<const char*>(d->d_buf)[d->d_size - 1] == '\0' ? d : nullptr;
+}
+
 // `versyms`: the table's SHT_GNU_versym data (for .dynsym), or nullptr.
+// ELF64 tables, which libelf hands over in memory layout (d_type ELF_T_SYM),
+// are read in place: 30,000 gelf_getsym and elf_strptr calls were most of
+// reading a large program's table.
 void readTable(Elf* elf, Elf_Scn* scn, const GElf_Shdr& sh, Elf_Data* versyms,
                SectionLimits& limits, std::vector<RawSymbol>& out) {
   Elf_Data* data = ::elf_getdata(scn, nullptr);
   size_t entsize = ::gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
   if (data == nullptr || entsize == 0) return;
   size_t count = data->d_size / entsize;
-  out.reserve(out.size() + count);      // most are functions: no growth copies of 48-byte entries
-  for (size_t i = 1; i < count; ++i) {  // entry 0 is the null symbol
-    GElf_Sym sym;
-    if (::gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
-    unsigned type = GELF_ST_TYPE(sym.st_info);
-    if (type != STT_FUNC && type != STT_GNU_IFUNC) continue;
-    if (sym.st_shndx == SHN_UNDEF || sym.st_shndx == SHN_ABS || sym.st_shndx == SHN_COMMON) {
-      continue;
-    }
-    const char* name = ::elf_strptr(elf, sh.sh_link, sym.st_name);
-    if (name == nullptr || *name == '\0') continue;
-    uint64_t limit = sym.st_shndx == SHN_XINDEX ? UINT64_MAX : limits.of(sym.st_shndx);
+  out.reserve(out.size() + count);  // most are functions: no growth copies of 48-byte entries
+  auto add = [&](size_t i, const char* name, uint64_t value, uint64_t size, unsigned binding,
+                 uint16_t shndx) {
+    if (name == nullptr || *name == '\0') return;
+    uint64_t limit = shndx == SHN_XINDEX ? UINT64_MAX : limits.of(shndx);
     GElf_Versym version = 0;
     bool hidden = versyms != nullptr &&
                   ::gelf_getversym(versyms, static_cast<int>(i), &version) != nullptr &&
                   (version & 0x8000) != 0;  // VERSYM_HIDDEN
-    out.push_back(RawSymbol{name, sym.st_value, sym.st_size,
-                            static_cast<uint8_t>(GELF_ST_BIND(sym.st_info)), limit, hidden});
+    out.push_back(RawSymbol{name, value, size, static_cast<uint8_t>(binding), limit, hidden});
+  };
+  const Elf_Data* names = namesInPlace(elf, sh.sh_link);
+  if (::gelf_getclass(elf) == ELFCLASS64 && data->d_type == ELF_T_SYM && names != nullptr &&
+      data->d_buf != nullptr && reinterpret_cast<uintptr_t>(data->d_buf) % alignof(Elf64_Sym) == 0) {
+    const auto* syms = static_cast<const Elf64_Sym*>(data->d_buf);
+    const auto* strs = static_cast<const char*>(names->d_buf);
+    for (size_t i = 1; i < count; ++i) {  // entry 0 is the null symbol
+      const Elf64_Sym& sym = syms[i];
+      if (!namedFunction(ELF64_ST_TYPE(sym.st_info), sym.st_shndx)) continue;
+      if (sym.st_name >= names->d_size) continue;
+      add(i, strs + sym.st_name, sym.st_value, sym.st_size, ELF64_ST_BIND(sym.st_info),
+          sym.st_shndx);
+    }
+    return;
+  }
+  for (size_t i = 1; i < count; ++i) {
+    GElf_Sym sym;
+    if (::gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
+    if (!namedFunction(GELF_ST_TYPE(sym.st_info), sym.st_shndx)) continue;
+    add(i, ::elf_strptr(elf, sh.sh_link, sym.st_name), sym.st_value, sym.st_size,
+        GELF_ST_BIND(sym.st_info), sym.st_shndx);
   }
 }
 
@@ -136,8 +175,11 @@ SymbolTable SymbolTable::read(const ElfFile& file, AliasPreference preference) {
 }
 
 SymbolTable SymbolTable::build(std::vector<RawSymbol> raw, AliasPreference preference) {
-  std::sort(raw.begin(), raw.end(),
-            preference == AliasPreference::kPublic ? publicFirst : preferred);
+  if (preference == AliasPreference::kPublic) {
+    sortSymbols<publicFirstTie>(raw);
+  } else {
+    sortSymbols<preferredTie>(raw);
+  }
   SymbolTable t;
   size_t name_bytes = 0;
   for (const RawSymbol& r : raw) name_bytes += r.name.size();
