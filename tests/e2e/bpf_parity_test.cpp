@@ -106,7 +106,7 @@ class BpfParity : public ::testing::Test {
     }
   }
   // Starts `target`, then both engines record it for 3 s at the same time
-  // (the BPF engine starts some 0.5 s later: the kernel verifies its program).
+  // (the BPF engine starts ~0.1 s later: the kernel verifies its program).
   void recordAttached(const std::vector<std::string>& opts,
                       const std::vector<std::string>& target) {
     Background fixture(target);
