@@ -1,7 +1,10 @@
 // Call frame information (.eh_frame, .debug_frame) as the unwinder reads
 // it: ModuleCfi compiles the rule at each probed pc, judges whether the
 // code keeps frame pointers, and the Unwinder walks a stack copy (also
-// from the input) through the module with those rules.
+// from the input) through the module with those rules. cfaRegisterAt
+// (the -g fp leaf check's own reading) runs over the same .eh_frame, with
+// a search table naming each of its entries, and ehFrameIndex reads the
+// .debug_frame part as an .eh_frame_hdr.
 //
 // Input parts (fuzz_input.hpp): .eh_frame, .debug_frame, then the walk:
 // ip, sp, fp (8 bytes each) and the stack copy's bytes. The module is an
@@ -16,6 +19,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_input.hpp"
+#include "unwind/cfa_register.hpp"
 #include "unwind/module_cfi.hpp"
 #include "unwind/unwinder.hpp"
 
@@ -80,6 +84,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)(*cfi)->hasCfi();
   (void)(*cfi)->usesFramePointers();
   for (uint64_t off = 0; off < image.size(); off += 7) (void)(*cfi)->ruleAt(off);
+
+  // A search table whose entries name each entry of .eh_frame in turn
+  // (initial locations 16 bytes apart), as .eh_frame_hdr would.
+  constexpr uint64_t kHdr = 0x100000, kFrame = 0x200000;
+  std::vector<int32_t> table;
+  for (uint64_t at = 0; at + 4 <= parts[0].size() && table.size() < 2048;) {
+    uint32_t length = 0;
+    std::memcpy(&length, parts[0].data() + at, 4);
+    table.push_back(static_cast<int32_t>(table.size() * 16));
+    table.push_back(static_cast<int32_t>(kFrame + at - kHdr));
+    if (length == 0 || length > parts[0].size() - at - 4) break;
+    at += 4 + length;
+  }
+  unwind::EhFrameIndex index{parts[0],
+                             kFrame,
+                             {reinterpret_cast<const uint8_t*>(table.data()), table.size() * 4},
+                             kHdr,
+                             table.size() / 2};
+  for (uint64_t pc = kHdr; pc < kHdr + index.count * 16 + 16; pc += 3) {
+    (void)unwind::cfaRegisterAt(index, pc);
+  }
+  if (auto read = unwind::ehFrameIndex(parts[1], kHdr, parts[0], kFrame)) {
+    for (uint64_t pc = 0; pc < 64; ++pc) (void)unwind::cfaRegisterAt(*read, kHdr + pc * 5);
+  }
 
   fuzz::Bytes walk = parts[2];
   unwind::Registers regs;

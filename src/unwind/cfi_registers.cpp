@@ -7,70 +7,12 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "unwind/cfi_reader.hpp"
+
 namespace strobe::unwind {
 namespace {
 
-// A bounds-checked reader; a failed read makes ok() false.
-struct Reader {
-  const uint8_t* p;
-  const uint8_t* end;
-  bool ok = true;
-
-  uint64_t fixed(size_t n) {
-    if (static_cast<size_t>(end - p) < n) return fail();
-    uint64_t v = 0;
-    std::memcpy(&v, p, n);  // little-endian (x86-64, aarch64)
-    p += n;
-    return v;
-  }
-  uint64_t uleb() {
-    uint64_t v = 0;
-    for (unsigned shift = 0; p < end; shift += 7) {
-      const uint8_t b = *p++;
-      if (shift < 64) v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if ((b & 0x80) == 0) return v;
-    }
-    return fail();
-  }
-  void skip(uint64_t n) {
-    if (n > static_cast<uint64_t>(end - p)) {
-      fail();
-      return;
-    }
-    p += n;
-  }
-  uint64_t fail() {
-    ok = false;
-    p = end;
-    return 0;
-  }
-};
-
-// The byte size of a value in pointer encoding `enc` (DW_EH_PE_*): 0 for
-// (s|u)leb128, -1 for an encoding it does not know.
-int encodedSize(uint8_t enc) {
-  if (enc == 0xff) return -1;  // DW_EH_PE_omit
-  switch (enc & 0x0f) {
-    case 0x00:  // absptr
-      return 8;
-    case 0x02:  // udata2
-    case 0x0a:  // sdata2
-      return 2;
-    case 0x03:  // udata4
-    case 0x0b:  // sdata4
-      return 4;
-    case 0x04:  // udata8
-    case 0x0c:  // sdata8
-      return 8;
-    case 0x01:  // uleb128
-    case 0x09:  // sleb128
-      return 0;
-    default:
-      return -1;
-  }
-}
-
-bool skipEncoded(Reader& r, uint8_t enc) {
+bool skipEncoded(CfiReader& r, uint8_t enc) {
   const int size = encodedSize(enc);
   if (size < 0) return false;
   if (size == 0) {
@@ -84,7 +26,7 @@ bool skipEncoded(Reader& r, uint8_t enc) {
 // Each register the instructions name must be below `max`. False when one
 // is not; true when they are, or when the instructions cannot be read on
 // (libdw then refuses them itself).
-bool instructionsBounded(Reader r, int address_size, uint64_t max) {
+bool instructionsBounded(CfiReader r, int address_size, uint64_t max) {
   auto reg = [&](uint64_t n) { return n < max; };
   while (r.ok && r.p < r.end) {
     const uint8_t op = *r.p++;
@@ -176,7 +118,7 @@ struct Cie {
 
 // Reads the CIE whose content (past its id) is `r`; checks its initial
 // instructions.
-bool readCie(Reader r, bool eh_frame, uint64_t max, Cie& cie) {
+bool readCie(CfiReader r, bool eh_frame, uint64_t max, Cie& cie) {
   const uint64_t version = r.fixed(1);
   const char* aug = reinterpret_cast<const char*>(r.p);
   const void* nul = std::memchr(r.p, 0, static_cast<size_t>(r.end - r.p));
@@ -199,7 +141,7 @@ bool readCie(Reader r, bool eh_frame, uint64_t max, Cie& cie) {
   if (!augmentation.empty() && augmentation[0] == 'z') {
     cie.augmented = true;
     const uint64_t length = r.uleb();
-    Reader data{r.p, r.p, true};
+    CfiReader data{r.p, r.p, true};
     r.skip(length);
     if (!r.ok) return true;
     data.end = r.p;
@@ -228,9 +170,9 @@ bool readCie(Reader r, bool eh_frame, uint64_t max, Cie& cie) {
 
 // An entry's header at `at`: its content (past the length) and the
 // size of its offsets; false when it does not fit the section.
-bool entryAt(std::span<const uint8_t> section, uint64_t at, Reader& content, int& offset_size) {
+bool entryAt(std::span<const uint8_t> section, uint64_t at, CfiReader& content, int& offset_size) {
   if (at >= section.size()) return false;
-  Reader all{section.data() + at, section.data() + section.size(), true};
+  CfiReader all{section.data() + at, section.data() + section.size(), true};
   uint64_t length = all.fixed(4);
   offset_size = 4;
   if (length == 0xffffffff) {
@@ -241,7 +183,7 @@ bool entryAt(std::span<const uint8_t> section, uint64_t at, Reader& content, int
   const uint8_t* start = all.p;
   all.skip(length);
   if (!all.ok) return false;
-  content = Reader{start, all.p, true};
+  content = CfiReader{start, all.p, true};
   return true;
 }
 
@@ -259,7 +201,7 @@ bool cfiRegistersBounded(std::span<const uint8_t> section, bool eh_frame, uint64
   // false when that CIE names a register out of bounds.
   auto cieAt = [&](uint64_t at, bool& bounded) -> const Cie* {
     if (auto it = cies.find(at); it != cies.end()) return &it->second;
-    Reader r{nullptr, nullptr, false};
+    CfiReader r{nullptr, nullptr, false};
     int offset_size = 4;
     if (!entryAt(section, at, r, offset_size)) return nullptr;
     if (!isCieId(r.fixed(static_cast<size_t>(offset_size)), eh_frame, offset_size) || !r.ok) {
@@ -279,7 +221,7 @@ bool cfiRegistersBounded(std::span<const uint8_t> section, bool eh_frame, uint64
       at += 4;              // .debug_frame: padding
       continue;
     }
-    Reader r{nullptr, nullptr, false};
+    CfiReader r{nullptr, nullptr, false};
     int offset_size = 4;
     if (!entryAt(section, at, r, offset_size)) break;
     const uint64_t next = static_cast<uint64_t>(r.end - section.data());

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <limits>
 #include <mutex>
+#include <span>
 #include <string_view>
 
 #include "unwind/cfi_registers.hpp"
@@ -123,6 +124,36 @@ bool boundedCfi(Elf* elf, std::string_view name) {
   return true;
 }
 
+// The bytes and address of section `name`, when it has bytes in the file.
+bool sectionBytes(Elf* elf, std::string_view name, std::span<const uint8_t>& bytes,
+                  uint64_t& vaddr) {
+  size_t shstrndx = 0;
+  if (::elf_getshdrstrndx(elf, &shstrndx) != 0) return false;
+  for (Elf_Scn* scn = nullptr; (scn = ::elf_nextscn(elf, scn)) != nullptr;) {
+    GElf_Shdr sh;
+    if (::gelf_getshdr(scn, &sh) == nullptr || sh.sh_type == SHT_NOBITS) continue;
+    const char* n = ::elf_strptr(elf, shstrndx, sh.sh_name);
+    if (n == nullptr || name != n || (sh.sh_flags & SHF_COMPRESSED) != 0) continue;
+    Elf_Data* d = ::elf_rawdata(scn, nullptr);
+    if (d == nullptr || d->d_buf == nullptr) return false;
+    bytes = {static_cast<const uint8_t*>(d->d_buf), d->d_size};
+    vaddr = sh.sh_addr;
+    return true;
+  }
+  return false;
+}
+
+// .eh_frame_hdr's search table over .eh_frame, when both can be read so.
+std::optional<EhFrameIndex> ehFrameIndexOf(Elf* elf) {
+  std::span<const uint8_t> hdr, frame;
+  uint64_t hdr_vaddr = 0, frame_vaddr = 0;
+  if (!sectionBytes(elf, ".eh_frame_hdr", hdr, hdr_vaddr) ||
+      !sectionBytes(elf, ".eh_frame", frame, frame_vaddr)) {
+    return std::nullopt;
+  }
+  return ehFrameIndex(hdr, hdr_vaddr, frame, frame_vaddr);
+}
+
 void initLibelf() {
   static std::once_flag once;
   std::call_once(once, [] { ::elf_version(EV_CURRENT); });
@@ -158,10 +189,33 @@ Result<std::unique_ptr<ModuleCfi>> ModuleCfi::open(const std::string& path) {
     }
     m->segments_.push_back(Segment{ph.p_offset, ph.p_vaddr, ph.p_filesz});
   }
-  // CFI naming registers no code has would make libdw allocate gigabytes
-  // (cfi_registers.hpp): such a file's CFI is not used.
-  if (boundedCfi(m->elf_, ".eh_frame")) m->eh_cfi_ = ::dwarf_getcfi_elf(m->elf_);
+  m->eh_index_ = ehFrameIndexOf(m->elf_);
   return m;
+}
+
+::Dwarf_CFI_s* ModuleCfi::ehCfi() const {
+  if (!eh_tried_) {
+    eh_tried_ = true;
+    // CFI naming registers no code has would make libdw allocate gigabytes
+    // (cfi_registers.hpp): such a file's CFI is not used.
+    if (boundedCfi(elf_, ".eh_frame")) eh_cfi_ = ::dwarf_getcfi_elf(elf_);
+  }
+  return eh_cfi_;
+}
+
+std::optional<uint64_t> ModuleCfi::svmaOf(uint64_t file_offset) const {
+  for (const Segment& s : segments_) {
+    if (file_offset >= s.offset && file_offset - s.offset < s.size) {
+      return file_offset - s.offset + s.vaddr;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<uint32_t> ModuleCfi::cfaRegisterAt(uint64_t file_offset) const {
+  if (!eh_index_) return std::nullopt;
+  const std::optional<uint64_t> svma = svmaOf(file_offset);
+  return svma ? unwind::cfaRegisterAt(*eh_index_, *svma) : std::nullopt;
 }
 
 Dwarf_CFI* ModuleCfi::debugCfi() const {
@@ -176,7 +230,7 @@ Dwarf_CFI* ModuleCfi::debugCfi() const {
 }
 
 bool ModuleCfi::hasCfi() const {
-  return eh_cfi_ != nullptr || debugCfi() != nullptr;
+  return ehCfi() != nullptr || debugCfi() != nullptr;
 }
 
 void ModuleCfi::releasePages() const {
@@ -195,18 +249,14 @@ bool ModuleCfi::usesFramePointers() const {
 
 Rule ModuleCfi::ruleAtSvma(uint64_t svma) const {
   Rule rule;
-  if (compile(eh_cfi_, svma, rule)) return rule;
+  if (compile(ehCfi(), svma, rule)) return rule;
   if (compile(debugCfi(), svma, rule)) return rule;
   return Rule{};
 }
 
 Rule ModuleCfi::ruleAt(uint64_t file_offset) const {
-  for (const Segment& s : segments_) {
-    if (file_offset >= s.offset && file_offset - s.offset < s.size) {
-      return ruleAtSvma(file_offset - s.offset + s.vaddr);
-    }
-  }
-  return Rule{};
+  const std::optional<uint64_t> svma = svmaOf(file_offset);
+  return svma ? ruleAtSvma(*svma) : Rule{};
 }
 
 bool ModuleCfi::judgeFramePointers() const {

@@ -12,10 +12,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/result.hpp"
+#include "unwind/cfa_register.hpp"
 
 // libelf's and libdw's handles (<libelf.h>, <elfutils/libdw.h>).
 struct Elf;
@@ -61,6 +63,10 @@ class ModuleCfi {
   [[nodiscard]] Rule ruleAt(uint64_t file_offset) const;
   // The rule at an ELF address (SVMA).
   [[nodiscard]] Rule ruleAtSvma(uint64_t svma) const;
+  // The register the CFA is computed from at a file offset, read from
+  // .eh_frame through .eh_frame_hdr's table without libdw
+  // (cfa_register.hpp); nullopt where that cannot tell (ask ruleAt).
+  [[nodiscard]] std::optional<uint32_t> cfaRegisterAt(uint64_t file_offset) const;
 
   // Whether the code keeps a frame-pointer chain: of up to 256 functions of
   // the symbol table (.symtab, else .dynsym; 16 bytes or longer), more than
@@ -79,13 +85,19 @@ class ModuleCfi {
   };
   ModuleCfi() = default;
   bool judgeFramePointers() const;
-  // .debug_frame is opened on the first pc .eh_frame does not cover.
+  // libdw's .eh_frame CFI, opened on the first rule asked for (its check
+  // reads the whole section); .debug_frame on the first pc .eh_frame does
+  // not cover.
+  ::Dwarf_CFI_s* ehCfi() const;
   ::Dwarf_CFI_s* debugCfi() const;
+  [[nodiscard]] std::optional<uint64_t> svmaOf(uint64_t file_offset) const;
 
   std::string path_;
   int fd_ = -1;
   ::Elf* elf_ = nullptr;
-  ::Dwarf_CFI_s* eh_cfi_ = nullptr;             // .eh_frame (ours to end)
+  mutable ::Dwarf_CFI_s* eh_cfi_ = nullptr;     // .eh_frame (ours to end)
+  mutable bool eh_tried_ = false;
+  std::optional<EhFrameIndex> eh_index_;        // into the mapped file
   mutable ::Dwarf* dwarf_ = nullptr;            // for .debug_frame, when present
   mutable ::Dwarf_CFI_s* debug_cfi_ = nullptr;  // .debug_frame (owned by dwarf_)
   mutable bool debug_tried_ = false;

@@ -58,6 +58,13 @@ std::optional<bool> Unwinder::framePointerSetUp(const AddressMap& map, uint64_t 
   uint32_t module = 0;
   uint64_t offset = 0;
   if (!map.find(pc, module, offset)) return std::nullopt;
+  // Read from the FDE alone where that can tell: a rule from libdw would
+  // first check the whole .eh_frame (module_cfi.cpp).
+  if (ModuleCfi* cfi = moduleCfi(map, module); cfi != nullptr) {
+    if (std::optional<uint32_t> reg = cfi->cfaRegisterAt(offset)) {
+      return *reg == static_cast<uint32_t>(archRegs().fp);
+    }
+  }
   const Rule& r = ruleFor(map, module, offset);
   if (r.cfa_kind == Rule::kCfaNone) return std::nullopt;
   return r.cfa_reg == archRegs().fp;
