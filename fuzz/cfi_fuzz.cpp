@@ -1,7 +1,7 @@
 // Call frame information (.eh_frame, .debug_frame) as the unwinder reads
 // it: ModuleCfi compiles the rule at each probed pc, judges whether the
 // code keeps frame pointers, and the Unwinder walks a stack copy (also
-// from the input) through the module with those rules. cfaRegisterAt
+// from the input) through the module with those rules. cfaAt
 // (the -g fp leaf check's own reading) runs over the same .eh_frame, with
 // a search table naming each of its entries, and ehFrameIndex reads the
 // .debug_frame part as an .eh_frame_hdr.
@@ -103,10 +103,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                              kHdr,
                              table.size() / 2};
   for (uint64_t pc = kHdr; pc < kHdr + index.count * 16 + 16; pc += 3) {
-    (void)unwind::cfaRegisterAt(index, pc);
+    (void)unwind::cfaAt(index, pc);
   }
   if (auto read = unwind::ehFrameIndex(parts[1], kHdr, parts[0], kFrame)) {
-    for (uint64_t pc = 0; pc < 64; ++pc) (void)unwind::cfaRegisterAt(*read, kHdr + pc * 5);
+    for (uint64_t pc = 0; pc < 64; ++pc) (void)unwind::cfaAt(*read, kHdr + pc * 5);
   }
 
   fuzz::Bytes walk = parts[2];

@@ -2,9 +2,12 @@
 
 #include <dwarf.h>
 
+#include <climits>
+#include <cstdint>
 #include <string_view>
 
 #include "unwind/cfi_reader.hpp"
+#include "unwind/regs.hpp"
 
 namespace strobe::unwind {
 namespace {
@@ -18,6 +21,20 @@ int32_t readSdata4(const uint8_t* p) {
   int32_t v = 0;
   std::memcpy(&v, p, 4);
   return v;
+}
+
+int64_t sleb(CfiReader& r) {
+  uint64_t v = 0;
+  unsigned shift = 0;
+  uint8_t b = 0x80;
+  while (r.p < r.end && (b & 0x80) != 0) {
+    b = *r.p++;
+    if (shift < 64) v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    shift += 7;
+  }
+  if ((b & 0x80) != 0) return static_cast<int64_t>(r.fail());
+  if (shift < 64 && (b & 0x40) != 0) v |= ~uint64_t{0} << shift;  // sign-extend
+  return static_cast<int64_t>(v);
 }
 
 // A value in pointer encoding `enc` read at `r` (whose first byte is at
@@ -38,6 +55,8 @@ bool readPointer(CfiReader& r, uint8_t enc, uint64_t vaddr, uint64_t& out) {
 
 struct EhCie {
   uint64_t code_align = 1;
+  int64_t data_align = 1;
+  bool signal = false;       // 'S': a signal trampoline's frame
   uint8_t fde_encoding = 0;  // DW_EH_PE_absptr
   bool augmented = false;
   CfiReader instructions{nullptr, nullptr, false};
@@ -61,7 +80,7 @@ bool readEhCie(std::span<const uint8_t> section, uint64_t at, EhCie& cie) {
   const std::string_view aug(reinterpret_cast<const char*>(r.p), static_cast<size_t>(nul - r.p));
   r.p = nul + 1;
   cie.code_align = r.uleb();
-  r.uleb();  // data alignment (sleb: stepped over)
+  cie.data_align = sleb(r);
   if (version == 1) {
     r.fixed(1);
   } else {
@@ -84,7 +103,9 @@ bool readEhCie(std::span<const uint8_t> section, uint64_t at, EhCie& cie) {
         data.skip(static_cast<uint64_t>(size));
       } else if (c == 'L') {
         data.fixed(1);
-      } else if (c != 'S' && c != 'B') {
+      } else if (c == 'S') {
+        cie.signal = true;
+      } else if (c != 'B') {
         return false;
       }
     }
@@ -95,10 +116,14 @@ bool readEhCie(std::span<const uint8_t> section, uint64_t at, EhCie& cie) {
   return true;
 }
 
-// The CFA's register and whether it is one (not an expression).
+// The CFA as the instructions set it: a register and an offset, or an
+// expression (its bytes).
 struct CfaState {
-  uint32_t reg = 0;
-  bool known = false;
+  uint64_t reg = 0;
+  int64_t off = 0;
+  bool defined = false;
+  const uint8_t* expr = nullptr;  // DW_CFA_def_cfa_expression's block, when that set it
+  uint64_t expr_size = 0;
 };
 
 // Runs `r` (a CIE's or FDE's instructions) up to `pc`: false when it meets
@@ -152,16 +177,27 @@ bool runCfa(CfiReader r, const EhCie& cie, uint8_t fde_encoding, uint64_t pc, ui
         cfa = stack[--depth];
         break;
       case DW_CFA_def_cfa:
-      case DW_CFA_def_cfa_sf:
-        cfa.reg = static_cast<uint32_t>(r.uleb());
-        cfa.known = true;
-        r.uleb();
+        cfa = CfaState{r.uleb(), 0, true};
+        cfa.off = static_cast<int64_t>(r.uleb());
         break;
+      case DW_CFA_def_cfa_sf:
+        cfa = CfaState{r.uleb(), 0, true};
+        cfa.off = sleb(r) * cie.data_align;
+        break;
+      // These change a register rule only: libdw refuses them after an
+      // expression or before any rule (left to it).
       case DW_CFA_def_cfa_register:
-        cfa.reg = static_cast<uint32_t>(r.uleb());
+        if (!cfa.defined || cfa.expr != nullptr) return false;
+        cfa.reg = r.uleb();
         break;
       case DW_CFA_def_cfa_offset:
+        if (!cfa.defined || cfa.expr != nullptr) return false;
+        cfa.off = static_cast<int64_t>(r.uleb());
+        break;
       case DW_CFA_def_cfa_offset_sf:
+        if (!cfa.defined || cfa.expr != nullptr) return false;
+        cfa.off = sleb(r) * cie.data_align;
+        break;
       case DW_CFA_GNU_args_size:
       case DW_CFA_restore_extended:
       case DW_CFA_undefined:
@@ -169,8 +205,10 @@ bool runCfa(CfiReader r, const EhCie& cie, uint8_t fde_encoding, uint64_t pc, ui
         r.uleb();
         break;
       case DW_CFA_def_cfa_expression:
-        cfa.known = false;
-        r.skip(r.uleb());
+        cfa.expr_size = r.uleb();
+        cfa.expr = r.p;
+        cfa.defined = true;
+        r.skip(cfa.expr_size);
         break;
       case DW_CFA_offset_extended:
       case DW_CFA_offset_extended_sf:
@@ -193,6 +231,35 @@ bool runCfa(CfiReader r, const EhCie& cie, uint8_t fde_encoding, uint64_t pc, ui
   return r.ok;
 }
 
+// The CFA rule as ModuleCfi reads libdw's (cfaRule in module_cfi.cpp):
+// DW_OP_bregN or DW_OP_bregx with an offset, then optionally DW_OP_deref,
+// the register below kMaxDwarfRegs and the offset within 32 bits; libdw
+// turns DW_CFA_def_cfa's register and offset into DW_OP_bregx/bregN.
+CfaAt judge(const EhCie& cie, const CfaState& cfa) {
+  const CfaAt none{CfaAt::kNone};
+  if (cie.signal || !cfa.defined) return none;
+  uint64_t reg = cfa.reg;
+  int64_t off = cfa.off;
+  if (cfa.expr != nullptr) {
+    CfiReader e{cfa.expr, cfa.expr + cfa.expr_size, true};
+    const uint8_t op = static_cast<uint8_t>(e.fixed(1));
+    if (op >= DW_OP_breg0 && op <= DW_OP_breg31) {
+      reg = op - DW_OP_breg0;
+    } else if (op == DW_OP_bregx) {
+      reg = e.uleb();
+    } else {
+      return none;
+    }
+    off = sleb(e);
+    if (e.ok && e.p < e.end && *e.p == DW_OP_deref) ++e.p;
+    if (!e.ok || e.p != e.end) return none;
+  }
+  if (reg >= static_cast<uint64_t>(kMaxDwarfRegs) || off < INT32_MIN || off > INT32_MAX) {
+    return none;
+  }
+  return CfaAt{CfaAt::kRegister, static_cast<uint32_t>(reg)};
+}
+
 }  // namespace
 
 std::optional<EhFrameIndex> ehFrameIndex(std::span<const uint8_t> hdr, uint64_t hdr_vaddr,
@@ -213,7 +280,8 @@ std::optional<EhFrameIndex> ehFrameIndex(std::span<const uint8_t> hdr, uint64_t 
                       count};
 }
 
-std::optional<uint32_t> cfaRegisterAt(const EhFrameIndex& index, uint64_t pc) {
+CfaAt cfaAt(const EhFrameIndex& index, uint64_t pc) {
+  const CfaAt unknown{CfaAt::kUnknown};
   // The FDE, as libdw's binary_search_fde picks it: the last entry whose
   // initial location is at or below the pc, unless the next one starts at
   // or below it too.
@@ -235,32 +303,33 @@ std::optional<uint32_t> cfaRegisterAt(const EhFrameIndex& index, uint64_t pc) {
     fde_vaddr = index.hdr_vaddr + static_cast<uint64_t>(int64_t{readSdata4(e + 4)});
     found = true;
   }
-  if (!found || fde_vaddr < index.eh_frame_vaddr) return std::nullopt;
+  if (!found) return CfaAt{CfaAt::kNoFde};
+  if (fde_vaddr < index.eh_frame_vaddr) return unknown;
   const uint64_t at = fde_vaddr - index.eh_frame_vaddr;
   const std::span<const uint8_t> section = index.eh_frame;
-  if (at > section.size() || section.size() - at < 8) return std::nullopt;
+  if (at > section.size() || section.size() - at < 8) return unknown;
 
   CfiReader r{section.data() + at, section.data() + section.size(), true};
   const uint64_t length = r.fixed(4);
   if (length == 0 || length == 0xffffffff || length > static_cast<uint64_t>(r.end - r.p)) {
-    return std::nullopt;
+    return unknown;
   }
   r.end = r.p + length;
   const uint64_t id_at = at + 4;
   const uint64_t id = r.fixed(4);
-  if (id == 0 || id > id_at) return std::nullopt;  // a CIE, or a pointer before the section
+  if (id == 0 || id > id_at) return unknown;  // a CIE, or a pointer before the section
   EhCie cie;
-  if (!readEhCie(section, id_at - id, cie)) return std::nullopt;
+  if (!readEhCie(section, id_at - id, cie)) return unknown;
   uint64_t begin = 0;
   uint64_t range = 0;
   const uint64_t begin_vaddr = index.eh_frame_vaddr + static_cast<uint64_t>(r.p - section.data());
   if (!readPointer(r, cie.fde_encoding, begin_vaddr, begin) ||
       !readPointer(r, cie.fde_encoding & 0x0f, 0, range)) {
-    return std::nullopt;
+    return unknown;
   }
-  if (pc < begin || pc - begin >= range) return std::nullopt;  // libdw: no match
+  if (pc < begin || pc - begin >= range) return CfaAt{CfaAt::kNoFde};  // libdw: no match
   if (cie.augmented) r.skip(r.uleb());
-  if (!r.ok) return std::nullopt;
+  if (!r.ok) return unknown;
 
   CfaState cfa;
   CfaState stack[kMaxRememberedStates];
@@ -268,14 +337,12 @@ std::optional<uint32_t> cfaRegisterAt(const EhFrameIndex& index, uint64_t pc) {
   bool passed = false;
   uint64_t loc = begin;
   if (!runCfa(cie.instructions, cie, cie.fde_encoding, pc, loc, cfa, stack, depth, passed)) {
-    return std::nullopt;
+    return unknown;
   }
   loc = begin;
   passed = false;
-  if (!runCfa(r, cie, cie.fde_encoding, pc, loc, cfa, stack, depth, passed) || !cfa.known) {
-    return std::nullopt;
-  }
-  return cfa.reg;
+  if (!runCfa(r, cie, cie.fde_encoding, pc, loc, cfa, stack, depth, passed)) return unknown;
+  return judge(cie, cfa);
 }
 
 }  // namespace strobe::unwind

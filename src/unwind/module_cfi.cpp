@@ -143,6 +143,19 @@ bool sectionBytes(Elf* elf, std::string_view name, std::span<const uint8_t>& byt
   return false;
 }
 
+// Whether section `name` is there, compressed.
+bool hasCompressedSection(Elf* elf, std::string_view name) {
+  size_t shstrndx = 0;
+  if (::elf_getshdrstrndx(elf, &shstrndx) != 0) return false;
+  for (Elf_Scn* scn = nullptr; (scn = ::elf_nextscn(elf, scn)) != nullptr;) {
+    GElf_Shdr sh;
+    if (::gelf_getshdr(scn, &sh) == nullptr) continue;
+    const char* n = ::elf_strptr(elf, shstrndx, sh.sh_name);
+    if (n != nullptr && name == n && (sh.sh_flags & SHF_COMPRESSED) != 0) return true;
+  }
+  return false;
+}
+
 // .eh_frame_hdr's search table over .eh_frame, when both can be read so.
 std::optional<EhFrameIndex> ehFrameIndexOf(Elf* elf) {
   std::span<const uint8_t> hdr, frame;
@@ -190,6 +203,10 @@ Result<std::unique_ptr<ModuleCfi>> ModuleCfi::open(const std::string& path) {
     m->segments_.push_back(Segment{ph.p_offset, ph.p_vaddr, ph.p_filesz});
   }
   m->eh_index_ = ehFrameIndexOf(m->elf_);
+  std::span<const uint8_t> debug_frame;
+  uint64_t unused = 0;
+  m->has_debug_frame_ = sectionBytes(m->elf_, ".debug_frame", debug_frame, unused) ||
+                        hasCompressedSection(m->elf_, ".debug_frame");
   return m;
 }
 
@@ -212,10 +229,13 @@ std::optional<uint64_t> ModuleCfi::svmaOf(uint64_t file_offset) const {
   return std::nullopt;
 }
 
-std::optional<uint32_t> ModuleCfi::cfaRegisterAt(uint64_t file_offset) const {
-  if (!eh_index_) return std::nullopt;
+CfaAt ModuleCfi::cfaAt(uint64_t file_offset) const {
   const std::optional<uint64_t> svma = svmaOf(file_offset);
-  return svma ? unwind::cfaRegisterAt(*eh_index_, *svma) : std::nullopt;
+  if (!eh_index_ || !svma) return CfaAt{};
+  CfaAt at = unwind::cfaAt(*eh_index_, *svma);
+  // No FDE of .eh_frame: libdw would look in .debug_frame next.
+  if (at.kind == CfaAt::kNoFde) at.kind = has_debug_frame_ ? CfaAt::kUnknown : CfaAt::kNone;
+  return at;
 }
 
 Dwarf_CFI* ModuleCfi::debugCfi() const {

@@ -63,10 +63,10 @@ class ModuleCfi {
   [[nodiscard]] Rule ruleAt(uint64_t file_offset) const;
   // The rule at an ELF address (SVMA).
   [[nodiscard]] Rule ruleAtSvma(uint64_t svma) const;
-  // The register the CFA is computed from at a file offset, read from
-  // .eh_frame through .eh_frame_hdr's table without libdw
-  // (cfa_register.hpp); nullopt where that cannot tell (ask ruleAt).
-  [[nodiscard]] std::optional<uint32_t> cfaRegisterAt(uint64_t file_offset) const;
+  // How the CFA is computed at a file offset, read from .eh_frame through
+  // .eh_frame_hdr's table without libdw (cfa_register.hpp): kRegister or
+  // kNone as ruleAt's rule would say, kUnknown where only ruleAt can tell.
+  [[nodiscard]] CfaAt cfaAt(uint64_t file_offset) const;
 
   // Whether the code keeps a frame-pointer chain: of up to 256 functions of
   // the symbol table (.symtab, else .dynsym; 16 bytes or longer), more than
@@ -95,9 +95,10 @@ class ModuleCfi {
   std::string path_;
   int fd_ = -1;
   ::Elf* elf_ = nullptr;
-  mutable ::Dwarf_CFI_s* eh_cfi_ = nullptr;     // .eh_frame (ours to end)
+  mutable ::Dwarf_CFI_s* eh_cfi_ = nullptr;  // .eh_frame (ours to end)
   mutable bool eh_tried_ = false;
-  std::optional<EhFrameIndex> eh_index_;        // into the mapped file
+  std::optional<EhFrameIndex> eh_index_;  // into the mapped file
+  bool has_debug_frame_ = false;
   mutable ::Dwarf* dwarf_ = nullptr;            // for .debug_frame, when present
   mutable ::Dwarf_CFI_s* debug_cfi_ = nullptr;  // .debug_frame (owned by dwarf_)
   mutable bool debug_tried_ = false;

@@ -61,9 +61,9 @@ std::optional<bool> Unwinder::framePointerSetUp(const AddressMap& map, uint64_t 
   // Read from the FDE alone where that can tell: a rule from libdw would
   // first check the whole .eh_frame (module_cfi.cpp).
   if (ModuleCfi* cfi = moduleCfi(map, module); cfi != nullptr) {
-    if (std::optional<uint32_t> reg = cfi->cfaRegisterAt(offset)) {
-      return *reg == static_cast<uint32_t>(archRegs().fp);
-    }
+    const CfaAt at = cfi->cfaAt(offset);
+    if (at.kind == CfaAt::kRegister) return at.reg == static_cast<uint32_t>(archRegs().fp);
+    if (at.kind == CfaAt::kNone) return std::nullopt;
   }
   const Rule& r = ruleFor(map, module, offset);
   if (r.cfa_kind == Rule::kCfaNone) return std::nullopt;
