@@ -59,8 +59,8 @@
 #define STROBE_F_STACK_SHORT (1u << 3)   /* the stack copy met an unreadable page first */
 #define STROBE_F_STACK_FAILED (1u << 4)  /* not one byte of the user stack was readable */
 #define STROBE_F_PREEMPTED (1u << 5)     /* switch-out: still runnable (preempted) */
-#define STROBE_F_RUNTIME_SHORT (1u << 6) /* interpreter frames: more than fit, or one unreadable \
-                                          */
+/* Interpreter frames: more than fit, or one unreadable. */
+#define STROBE_F_RUNTIME_SHORT (1u << 6)
 #define STROBE_F_RUNTIME_NO_THREAD \
   (1u << 7) /* an interpreter process: the thread's state not found */
 

@@ -130,7 +130,8 @@ void readTable(Elf* elf, Elf_Scn* scn, const GElf_Shdr& sh, Elf_Data* versyms,
   };
   const Elf_Data* names = namesInPlace(elf, sh.sh_link);
   if (::gelf_getclass(elf) == ELFCLASS64 && data->d_type == ELF_T_SYM && names != nullptr &&
-      data->d_buf != nullptr && reinterpret_cast<uintptr_t>(data->d_buf) % alignof(Elf64_Sym) == 0) {
+      data->d_buf != nullptr &&
+      reinterpret_cast<uintptr_t>(data->d_buf) % alignof(Elf64_Sym) == 0) {
     const auto* syms = static_cast<const Elf64_Sym*>(data->d_buf);
     const auto* strs = static_cast<const char*>(names->d_buf);
     for (size_t i = 1; i < count; ++i) {  // entry 0 is the null symbol
