@@ -85,18 +85,47 @@ TEST_F(PerfDataFiles, PipeModeAndCompressedRecords) {
   expectSharesAgree(perfShares(path("z.data")), strobeShares(path("z.data")), kWork);
 }
 
+// The first record of more than a header that starts at or after byte
+// `from` of a perf.data file's data section: its offset and size.
+std::pair<uint64_t, uint64_t> recordWithABodyFrom(const std::string& file, uint64_t from) {
+  std::ifstream in(file, std::ios::binary);
+  auto u64At = [&](uint64_t at) {
+    uint64_t v = 0;
+    in.seekg(static_cast<std::streamoff>(at));
+    in.read(reinterpret_cast<char*>(&v), sizeof v);
+    return v;
+  };
+  // perf_file_header: magic, size, attr_size, attrs {offset, size}, then
+  // data {offset, size}; each record starts {u32 type; u16 misc; u16 size}.
+  const uint64_t data_end = u64At(40) + u64At(48);
+  for (uint64_t at = u64At(40); at + 8 <= data_end;) {
+    const uint16_t size = static_cast<uint16_t>(u64At(at) >> 48);
+    if (size < 8) break;
+    if (at >= from && size > 8) return {at, size};
+    at += size;
+  }
+  return {0, 0};
+}
+
 TEST_F(PerfDataFiles, ACutOffFileIsReadUpToWhereItBroke) {
   Ran r = record("whole.data", {"-g"}, kSharesRun);
   ASSERT_EQ(r.status, 0) << r.err;
-  const auto size = fs::file_size(path("whole.data"));
+  // Cut in the middle of a record's body 60% of the way in: a cut on a
+  // record's boundary, or inside its header, is told differently.
+  const auto [at, size] =
+      recordWithABodyFrom(path("whole.data"), fs::file_size(path("whole.data")) * 6 / 10);
+  ASSERT_GT(size, 8u) << "no record with a body after 60% of the file";
   fs::copy_file(path("whole.data"), path("cut.data"));
-  fs::resize_file(path("cut.data"), size * 6 / 10);
+  fs::resize_file(path("cut.data"), at + 8 + (size - 8) / 2);
   Ran rep = strobe({"report", path("cut.data"), "--format", "csv", "--top", "0"});
   ASSERT_EQ(rep.status, 0) << rep.err;
   EXPECT_NE(rep.err.find(path("cut.data") + ": the file is cut off: its data should end at byte "),
             std::string::npos)
       << rep.err;
-  EXPECT_NE(rep.err.find("is cut off by the end of the data"), std::string::npos) << rep.err;
+  EXPECT_NE(rep.err.find(" record at byte " + std::to_string(at) + " (" + std::to_string(size) +
+                         " bytes) is cut off by the end of the data: the file is cut off there"),
+            std::string::npos)
+      << rep.err;
   EXPECT_NE(rep.err.find("strobe: warning: " + path("cut.data") +
                          " is cut off or damaged: this holds the "),
             std::string::npos)
