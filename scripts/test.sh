@@ -20,13 +20,13 @@
 # is printed (docs/DEVELOPING.md keeps them).
 #
 # Environment (the Makefile sets it): BUILD ASAN_BUILD FUZZ_BUILD JOBS MAKE
-# FUZZ_SECONDS.
+# FUZZ_SECONDS FUZZ_OPT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${BUILD:=build}" "${ASAN_BUILD:=build-asan}" "${FUZZ_BUILD:=build-fuzz}"
-: "${JOBS:=$(nproc)}" "${MAKE:=make}" "${FUZZ_SECONDS:=10}"
+: "${JOBS:=$(nproc)}" "${MAKE:=make}" "${FUZZ_SECONDS:=10}" "${FUZZ_OPT:=-O0}"
 make_=("$MAKE" --no-print-directory BUILD="$BUILD" ASAN_BUILD="$ASAN_BUILD" FUZZ_BUILD="$FUZZ_BUILD"
-  JOBS="$JOBS")
+  JOBS="$JOBS" FUZZ_OPT="$FUZZ_OPT")
 failed=()
 start_all=$(date +%s)
 # Debian's profile.d may name public debuginfod servers: tests stay offline.
