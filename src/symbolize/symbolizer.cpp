@@ -115,7 +115,7 @@ void Symbolizer::symbolizeKernel(model::Profile& profile, model::Location& loc) 
     } else {
       warnings_.push_back("cannot name kernel frames: " + k.error().describe());
     }
-    if (kallsyms_ && (kallsyms_->hidden() || kallsyms_->size() == 0)) {
+    if (kallsyms_ && (kallsyms_->hidden() || kallsyms_->empty())) {
       int kptr = -1;
       if (std::FILE* f = std::fopen("/proc/sys/kernel/kptr_restrict", "re")) {
         if (std::fscanf(f, "%d", &kptr) != 1) kptr = -1;
@@ -125,7 +125,7 @@ void Symbolizer::symbolizeKernel(model::Profile& profile, model::Location& loc) 
     }
   }
   if (!kallsyms_) return;
-  if (kallsyms_->hidden() || kallsyms_->size() == 0) {
+  if (kallsyms_->hidden() || kallsyms_->empty()) {
     model::FunctionId fid =
         profile.internFunction(kHiddenKernelName, kHiddenKernelName, std::string_view(), 0);
     loc.lines.push_back(model::Line{fid, 0});
