@@ -3,22 +3,19 @@
 BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 JOBS ?= $(shell nproc)
-# strobe and libstrobe with ASan+UBSan (GCC), for the unit and e2e tests.
+# strobe, libstrobe and the fuzz targets with ASan+UBSan (clang), for the
+# unit and e2e tests and each fuzz target's brief run in `make test`: one
+# build of strobe's code serves both (libFuzzer's coverage counters, without
+# its comparison tracing). -O1 -gline-tables-only, as OSS-Fuzz builds.
 ASAN_BUILD ?= build-asan
-ASAN_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
-  -DSTROBE_SANITIZE=ON
-# The libFuzzer targets of fuzz/ (clang), each run for FUZZ_SECONDS.
+SAN_CFLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-16 \
+  -DCMAKE_CXX_COMPILER=clang++-16 -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only"
+ASAN_FLAGS ?= $(SAN_CFLAGS) -DSTROBE_SANITIZE=ON -DSTROBE_FUZZ=ON
+# The fuzz targets alone with libFuzzer's full instrumentation, for long
+# runs (`make fuzz`, FUZZ_SECONDS each).
 FUZZ_BUILD ?= build-fuzz
-# -O1 -gline-tables-only, as OSS-Fuzz builds: a third less build time than
-# -O2 -g, and stack traces still name files and lines. `make test` builds
-# it at -O0 (FUZZ_OPT): half the compile time of -O1 (14 s instead of 30 s
-# for a batch of the symbolizer), which its 10 s a target cannot win back;
-# `make fuzz` in a fresh $(FUZZ_BUILD) gets -O1 and the executions/s.
-FUZZ_OPT ?= -O1
-FUZZ_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-16 \
-  -DCMAKE_CXX_COMPILER=clang++-16 -DSTROBE_FUZZ=ON \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(FUZZ_OPT) -gline-tables-only" \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="$(FUZZ_OPT) -gline-tables-only"
+FUZZ_FLAGS ?= $(SAN_CFLAGS) -DSTROBE_FUZZ=ON
 FUZZ_SECONDS ?= 300
 # Prints how long each phase of `make test` took.
 TIMED = scripts/timed.sh
@@ -61,8 +58,8 @@ deps-test:
 # later build with the tests before it (under 20 minutes on 2 cores:
 # docs/DEVELOPING.md).
 test: deps-test
-	BUILD=$(BUILD) ASAN_BUILD=$(ASAN_BUILD) FUZZ_BUILD=$(FUZZ_BUILD) JOBS=$(JOBS) \
-	  MAKE="$(MAKE)" FUZZ_SECONDS=10 FUZZ_OPT=-O0 scripts/test.sh
+	BUILD=$(BUILD) ASAN_BUILD=$(ASAN_BUILD) JOBS=$(JOBS) MAKE="$(MAKE)" FUZZ_SECONDS=10 \
+	  scripts/test.sh
 
 $(ASAN_BUILD)/build.ninja:
 	cmake -S . -B $(ASAN_BUILD) -G Ninja $(ASAN_FLAGS)
@@ -75,6 +72,7 @@ build-asan: deps-test $(ASAN_BUILD)/build.ninja
 test-asan: build-asan
 	env -u DEBUGINFOD_URLS ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ASAN_SYMBOLIZER_PATH=$(shell command -v llvm-symbolizer-16) \
 	  ctest --test-dir $(ASAN_BUILD) -L '^(unit|e2e)$$' --output-on-failure -j $(JOBS) --timeout 600
 
 $(FUZZ_BUILD)/build.ninja:

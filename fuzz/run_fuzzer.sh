@@ -14,15 +14,16 @@ mkdir -p "$work/corpus" "$work/artifacts"
 rm -rf "$work/tmp" && mkdir -p "$work/tmp"
 export TMPDIR=$work/tmp  # files the targets write for their parsers
 # Reports name functions and lines when a symbolizer is installed.
-if [ -z "${ASAN_SYMBOLIZER_PATH:-}" ] && command -v llvm-symbolizer >/dev/null; then
-  export ASAN_SYMBOLIZER_PATH=$(command -v llvm-symbolizer)
+if [ -z "${ASAN_SYMBOLIZER_PATH:-}" ] && command -v llvm-symbolizer-16 >/dev/null; then
+  export ASAN_SYMBOLIZER_PATH=$(command -v llvm-symbolizer-16)
 fi
 status=0
 "$fuzzer" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
   -artifact_prefix="$work/artifacts/" "$work/corpus" "$seeds" >"$work/log" 2>&1 || status=$?
+# A fuzzer that died before its first report leaves these empty ("?").
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -1)
 rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/log" | tail -1)
-cov=$(grep -o 'cov: [0-9]*' "$work/log" | tail -1 | cut -d' ' -f2)
+cov=$(grep -o 'cov: [0-9]*' "$work/log" | tail -1 | cut -d' ' -f2 || true)
 inputs=$(find "$work/corpus" -type f | wc -l)
 summary="$name: ${rate:-?} exec/s, ${runs:-?} runs in ${seconds} s, coverage ${cov:-?} edges, $inputs corpus inputs, exit $status"
 echo "$summary" | tee "$work/stats.txt"

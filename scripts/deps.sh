@@ -25,7 +25,8 @@ test_pkgs=(
   linux-perf  # perf inject --jit: the names and share the JIT test compares with (nodejs: node --perf-prof)
   python3  # python3: a loopback HTTP server stands in for debuginfod
   clang    # clang: a second producer's DWARF for the symbolizer's tests
-  clang-16 libclang-rt-16-dev  # the fuzz build (fuzz/): libFuzzer, ASan, UBSan
+  clang-16 libclang-rt-16-dev  # the sanitized build (ASan, UBSan) and libFuzzer for fuzz/
+  llvm-16  # llvm-symbolizer-16: names the frames of that build's sanitizer reports
   dpkg-dev lintian man-db  # the package test: builds the .deb, checks it, renders the man pages
   linux-perf)  # perf annotate: the independent check of strobe annotate's shares
 bench_pkgs=(hyperfine elfutils llvm google-perftools libgoogle-perftools4 sqlite3 valgrind

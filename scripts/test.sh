@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # test.sh: what `make test` runs once the dependencies are installed. Every
-# phase of the suite, with the builds of the later phases overlapped with the
-# tests of the earlier ones at idle priority:
+# phase of the suite, with the sanitized build overlapped with the tests of
+# the plain one at idle priority:
 #
 #   build        strobe, libstrobe, the tests and fixtures, the TSan libstrobe
 #   tests        every test of that build (ctest)   | asan-build, idle
-#   asan-build   the rest of the ASan+UBSan build, if the tests outran it
-#   asan-tests   the unit and e2e tests against it   | fuzz-build, then each
-#                                                    | fuzz target for 10 s,
+#   asan-build   the rest of the ASan+UBSan build (clang; the fuzz targets
+#                too), if the tests outran it
+#   asan-tests   the unit and e2e tests against it   | each fuzz target for
+#                                                    | 10 s, one at a time,
 #                                                    | idle
-#   fuzz         what is left of the fuzz build and runs
+#   fuzz         what is left of the fuzz runs
 #
 # The tests run at normal priority and the builds beside them under
 # SCHED_IDLE (chrt -i): a build only takes CPU time that the tests leave
@@ -19,14 +20,12 @@
 # at the end, naming every phase that failed. Each phase's wall and CPU time
 # is printed (docs/DEVELOPING.md keeps them).
 #
-# Environment (the Makefile sets it): BUILD ASAN_BUILD FUZZ_BUILD JOBS MAKE
-# FUZZ_SECONDS FUZZ_OPT.
+# Environment (the Makefile sets it): BUILD ASAN_BUILD JOBS MAKE FUZZ_SECONDS.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-: "${BUILD:=build}" "${ASAN_BUILD:=build-asan}" "${FUZZ_BUILD:=build-fuzz}"
-: "${JOBS:=$(nproc)}" "${MAKE:=make}" "${FUZZ_SECONDS:=10}" "${FUZZ_OPT:=-O0}"
-make_=("$MAKE" --no-print-directory BUILD="$BUILD" ASAN_BUILD="$ASAN_BUILD" FUZZ_BUILD="$FUZZ_BUILD"
-  JOBS="$JOBS" FUZZ_OPT="$FUZZ_OPT")
+: "${BUILD:=build}" "${ASAN_BUILD:=build-asan}"
+: "${JOBS:=$(nproc)}" "${MAKE:=make}" "${FUZZ_SECONDS:=10}"
+make_=("$MAKE" --no-print-directory BUILD="$BUILD" ASAN_BUILD="$ASAN_BUILD" JOBS="$JOBS")
 failed=()
 start_all=$(date +%s)
 # Debian's profile.d may name public debuginfod servers: tests stay offline.
@@ -79,17 +78,12 @@ tests/browser/install.sh || { failed+=(browser-install); summary; }
 background asan-build scripts/timed.sh asan-build "${make_[@]}" build-asan
 phase tests ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS" --timeout 300
 
-# The fuzz targets run as soon as they are built, still at idle priority
-# beside the ASan tests: their 10 s each are wall time, on whichever core
-# the tests leave.
-fuzz=(bash -c 'scripts/timed.sh fuzz-build "$@" build-fuzz &&
-  scripts/timed.sh fuzz "$@" test-fuzz FUZZ_SECONDS="$FUZZ_SECONDS"' fuzz "${make_[@]}")
+# The fuzz targets, built with the ASan tests' strobe, run beside those
+# tests at idle priority, one at a time (the tests keep a core).
 export FUZZ_SECONDS
 if finish asan-build; then
-  background fuzz "${fuzz[@]}"
+  background fuzz scripts/timed.sh fuzz "${make_[@]}" test-fuzz FUZZ_BUILD="$ASAN_BUILD" JOBS=1
   phase asan-tests "${make_[@]}" test-asan
-else
-  background fuzz "${fuzz[@]}"
+  finish fuzz
 fi
-finish fuzz
 summary

@@ -96,7 +96,7 @@ Profile richProfile() {
   }
   // Off-CPU intervals, one per reason.
   for (uint8_t r = 0; r <= model::kMaxOffCpuReason; ++r) {
-    Sample off{t + 2 + r, 4243, 1, stacks[r % 7], 250'000 + r};
+    Sample off{t + 2 + r, 4243, 1, stacks[r % 7], 250'000 + static_cast<uint64_t>(r)};
     off.kind = SampleKind::kOffCpu;
     off.off_cpu_reason = static_cast<OffCpuReason>(r);
     p.addSample(off);
