@@ -16,6 +16,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "model/aggregate.hpp"
@@ -237,15 +238,30 @@ TEST_P(ChurnTest, NoErrorNoLeakedDescriptorsAndShortLivedThreadsSampled) {
   // "strobe: error", not "error": the top-functions table may name
   // libc's __libc_dlerror_result_free.
   EXPECT_EQ(r.err.find("strobe: error"), std::string::npos) << r.err;
-  // The one warning allowed: the CPU no sample covers, which is the last
-  // part of a period of each of 2,000 short threads (about 0.12 ms each at
+  // The warnings allowed: the CPU no sample covers, which is the last part
+  // of a period of each of 2,000 short threads (about 0.12 ms each at
   // 0.25 ms periods: a sixth of their CPU), and may name the fixture's main
-  // thread, which only creates and joins threads and so runs in the kernel.
+  // thread, which only creates and joins threads and so runs in the kernel;
+  // and under ASan, where strobe drains the rings about three times slower,
+  // up to 5% of the samples lost (1.5% seen once), said as warned.
   std::string err = r.err;
-  if (size_t w = err.find("strobe: warning: "); w != std::string::npos) {
-    size_t end = err.find("short-lived threads\n", w);
-    if (end != std::string::npos && err.find("that the kernel counted has no sample", w) < end) {
-      err.erase(w, end + 20 - w);
+  for (size_t w = err.find("strobe: warning: "); w != std::string::npos;
+       w = err.find("strobe: warning: ", w)) {
+    // This warning: up to the next line of strobe's own.
+    const size_t next = std::min(err.find("\nstrobe: ", w), err.size() - 1) + 1;
+    const std::string_view warning = std::string_view(err).substr(w, next - w);
+    bool allowed = warning.find("that the kernel counted has no sample") != std::string::npos &&
+                   warning.find("short-lived threads\n") != std::string::npos;
+#ifdef STROBE_TEST_UNDER_ASAN
+    double lost = 100;
+    allowed = allowed || (std::sscanf(err.c_str() + w,
+                                      "strobe: warning: %lf%% of samples were lost", &lost) == 1 &&
+                          lost <= 5.0);
+#endif
+    if (allowed) {
+      err.erase(w, next - w);
+    } else {
+      w = next;
     }
   }
   EXPECT_EQ(err.find("strobe: warning"), std::string::npos) << r.err;
