@@ -144,7 +144,18 @@ void checkOneFunctionSlower(const rapidjson::Document& d, const std::set<std::st
                             bool one_run) {
   const rapidjson::Value* t = row(d, "transform()");
   ASSERT_NE(t, nullptr);
-  EXPECT_STREQ((*t)["verdict"].GetString(), "slower");
+  // Each run's self time, for a verdict that failed.
+  auto perRun = [t](const char* side) {
+    std::string out;
+    if (t->HasMember(side) && (*t)[side].HasMember("self_ns")) {
+      for (const auto& v : (*t)[side]["self_ns"].GetArray())
+        out += std::to_string(v.GetInt64()) + " ";
+    }
+    return out;
+  };
+  EXPECT_STREQ((*t)["verdict"].GetString(), "slower")
+      << "transform() self ns per run: base " << perRun("base_runs") << "new "
+      << perRun("new_runs");
   EXPECT_NEAR((*t)["self_change_pct"].GetDouble(), 50.0, 5.0);
   EXPECT_STREQ(d["total"]["total_verdict"].GetString(), "slower");
   for (const auto& r : d["rows"].GetArray()) {
