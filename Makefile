@@ -21,7 +21,7 @@ FUZZ_SECONDS ?= 300
 TIMED = scripts/timed.sh
 
 .PHONY: all deps deps-test build build-tests demo test package clean bench-overhead bench-dwarf \
-  bench-inproc bench-offcpu bench-stream build-asan test-asan build-fuzz fuzz test-fuzz
+  bench-inproc bench-offcpu bench-stream build-asan test-asan build-fuzz fuzz test-fuzz fuzz-asan
 
 all: build
 
@@ -84,6 +84,12 @@ build-fuzz: deps-test $(FUZZ_BUILD)/build.ninja
 # Each fuzz target for FUZZ_SECONDS (fuzz/README.md), then its speed.
 fuzz: build-fuzz
 	$(MAKE) --no-print-directory test-fuzz
+
+# The fuzz targets of the sanitized build (not in its `all`), then each one's
+# brief run: scripts/test.sh runs this beside the ASan tests.
+fuzz-asan:
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target strobe_fuzzers
+	$(MAKE) --no-print-directory test-fuzz FUZZ_BUILD=$(ASAN_BUILD) JOBS=1
 
 test-fuzz:
 	@status=0; FUZZ_SECONDS=$(FUZZ_SECONDS) ctest --test-dir $(FUZZ_BUILD) -L fuzz \

@@ -5,11 +5,12 @@
 #
 #   build        strobe, libstrobe, the tests and fixtures, the TSan libstrobe
 #   tests        every test of that build (ctest)   | asan-build, idle
-#   asan-build   the rest of the ASan+UBSan build (clang; the fuzz targets
-#                too), if the tests outran it
-#   asan-tests   the unit and e2e tests against it   | each fuzz target for
-#                                                    | 10 s, one at a time,
-#                                                    | idle
+#   asan-build   the rest of the ASan+UBSan build (clang), if the tests
+#                outran it
+#   asan-tests   the unit and e2e tests against it   | the fuzz targets (of
+#                                                    | that build), then each
+#                                                    | for 10 s, one at a
+#                                                    | time, idle
 #   fuzz         what is left of the fuzz runs
 #
 # The tests run at normal priority and the builds beside them under
@@ -78,11 +79,11 @@ tests/browser/install.sh || { failed+=(browser-install); summary; }
 background asan-build scripts/timed.sh asan-build "${make_[@]}" build-asan
 phase tests ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS" --timeout 300
 
-# The fuzz targets, built with the ASan tests' strobe, run beside those
-# tests at idle priority, one at a time (the tests keep a core).
+# The fuzz targets, built with the ASan tests' strobe, are built and run
+# beside those tests at idle priority, one at a time (the tests keep a core).
 export FUZZ_SECONDS
 if finish asan-build; then
-  background fuzz scripts/timed.sh fuzz "${make_[@]}" test-fuzz FUZZ_BUILD="$ASAN_BUILD" JOBS=1
+  background fuzz scripts/timed.sh fuzz "${make_[@]}" fuzz-asan
   phase asan-tests "${make_[@]}" test-asan
   finish fuzz
 fi
