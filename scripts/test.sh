@@ -4,14 +4,18 @@
 # the plain one at idle priority:
 #
 #   build        strobe, libstrobe, the tests and fixtures, the TSan libstrobe
-#   tests        every test of that build (ctest)   | asan-build, idle
+#   tests        the tests of that build (ctest), but | asan-build, idle
+#                the consumer and package tests
 #   asan-build   the rest of the ASan+UBSan build (clang), if the tests
 #                outran it
 #   asan-tests   the unit and e2e tests against it   | the fuzz targets (of
 #                                                    | that build), then each
 #                                                    | for 10 s, one at a
-#                                                    | time, idle
+#                                                    | time, idle; the
+#                                                    | consumer and package
+#                                                    | tests, idle
 #   fuzz         what is left of the fuzz runs
+#   consumers    what is left of those tests
 #
 # The tests run at normal priority and the builds beside them under
 # SCHED_IDLE (chrt -i): a build only takes CPU time that the tests leave
@@ -76,15 +80,26 @@ summary() {
 phase build "${make_[@]}" build-tests || summary
 tests/browser/install.sh || { failed+=(browser-install); summary; }
 
+# The tests that hand strobe's files to their consumers (pprof, Chromium,
+# xmllint) and build the Debian package check files, not timings: they run
+# later, beside the ASan tests (which leave a core idle), rather than here,
+# where the machine is busy with the sanitized build.
+consumers='^(consumer|package)$'
 background asan-build scripts/timed.sh asan-build "${make_[@]}" build-asan
-phase tests ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS" --timeout 300
+phase tests ctest --test-dir "$BUILD" -LE "$consumers" --output-on-failure -j "$JOBS" --timeout 300
 
 # The fuzz targets, built with the ASan tests' strobe, are built and run
-# beside those tests at idle priority, one at a time (the tests keep a core).
+# beside those tests at idle priority, one at a time (the tests keep a core),
+# as are the consumer tests of the plain build.
 export FUZZ_SECONDS
-if finish asan-build; then
+asan_built=0
+finish asan-build || asan_built=$?
+background consumers scripts/timed.sh consumers \
+  ctest --test-dir "$BUILD" -L "$consumers" --output-on-failure -j 1 --timeout 600
+if [ "$asan_built" -eq 0 ]; then
   background fuzz scripts/timed.sh fuzz "${make_[@]}" fuzz-asan
   phase asan-tests "${make_[@]}" test-asan
   finish fuzz
 fi
+finish consumers
 summary
