@@ -202,6 +202,24 @@ bool waitForFile(const std::string& path, int seconds) {
   return false;
 }
 
+bool waitForSpanChannel(int pid, int threads, int seconds) {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  for (int i = 0; i < seconds * 100; ++i) {
+    std::error_code ec;
+    int tasks = 0;
+    for (auto it = std::filesystem::directory_iterator(proc + "/task", ec);
+         !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+      ++tasks;
+    }
+    if (tasks >= threads && readFile(proc + "/maps").find("/memfd:strobe-channel") !=
+                                std::string::npos) {
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 void touch(const std::string& path) {
   if (std::FILE* f = std::fopen(path.c_str(), "w")) std::fclose(f);
 }

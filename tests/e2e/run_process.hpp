@@ -64,6 +64,11 @@ void sleepMs(int ms);
 
 // Waits up to `seconds` for `path` to exist.
 bool waitForFile(const std::string& path, int seconds = 60);
+// Waits up to `seconds` for process `pid` to have made its span channel
+// (libstrobe's memfd, made when a thread first names its role or opens a
+// span) and to run `threads` threads: a fixed sleep before attaching is
+// too short on a loaded machine, where a sanitized program starts slowly.
+bool waitForSpanChannel(int pid, int threads, int seconds = 30);
 // Creates (or empties) `path`.
 void touch(const std::string& path);
 

@@ -332,7 +332,10 @@ TEST_F(SpansTest, KillingStrobeLeavesAnAttachedProgramRunning) {
 
 TEST_F(SpansTest, AttachReadsSpansAndRolesSetBeforeIt) {
   Background service({kService, "--usual-us", "4000"});
-  sleepMs(600);  // the workers have set their roles and run requests
+  // The workers have set their roles (the channel exists once the first
+  // has) and run requests.
+  ASSERT_TRUE(waitForSpanChannel(service.pid(), 5)) << "the service made no span channel";
+  sleepMs(300);
   const std::string db = file("attach.db");
   Ran r = runProcess(
       {kStrobe, "record", "-F", "999", "-d", "1s", "-o", db, "-p", std::to_string(service.pid())});
