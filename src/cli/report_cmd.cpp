@@ -6,6 +6,7 @@
 
 #include "base/duration.hpp"
 #include "base/heap.hpp"
+#include "base/keep_until_exit.hpp"
 #include "base/log.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -109,6 +110,7 @@ int runReport(const ReportArgs& a) {
   if (Status st = output.close(output::writeFormat(*profile, *format, opt, *out)); !st) {
     return failWith(st.error());
   }
+  keepUntilExit(std::make_unique<model::Profile>(std::move(*profile)));
   return 0;
 }
 
