@@ -1,7 +1,5 @@
 #include "agent/http_endpoint.hpp"
 
-#include <httplib.h>
-
 #include <chrono>
 
 #include "base/clock.hpp"
@@ -10,28 +8,29 @@
 namespace strobe::agent {
 namespace {
 
-void reply(httplib::Response& res, int status, const std::string& text) {
+void reply(HttpResponse& res, int status, const std::string& text) {
   res.status = status;
-  res.set_content(text + "\n", "text/plain");
+  res.body = text + "\n";
+  res.content_type = "text/plain";
 }
 
-void handleProfile(Windows& windows, const httplib::Request& req, httplib::Response& res) {
+void handleProfile(Windows& windows, const HttpRequest& req, HttpResponse& res) {
   int64_t seconds = 30;
-  if (req.has_param("seconds")) {
-    seconds = parseCount(req.get_param_value("seconds"));
+  if (req.has("seconds")) {
+    seconds = parseCount(req.get("seconds"));
     if (seconds <= 0) return reply(res, 400, "seconds must be a positive whole number");
     if (static_cast<uint64_t>(seconds) > kMaxSeconds) {
       return reply(res, 400, "seconds must be at most " + std::to_string(kMaxSeconds));
     }
   }
   Selection sel;
-  if (req.has_param("pid")) {
-    int64_t pid = parseCount(req.get_param_value("pid"));
+  if (req.has("pid")) {
+    int64_t pid = parseCount(req.get("pid"));
     if (pid <= 0) return reply(res, 400, "pid must be a positive whole number");
     sel.pid = static_cast<pid_t>(pid);
   }
-  if (req.has_param("comm")) {
-    sel.comm = req.get_param_value("comm");
+  if (req.has("comm")) {
+    sel.comm = req.get("comm");
     if (sel.comm.empty() || sel.comm.size() > 15) {
       return reply(res, 400, "comm must be a process name of 1 to 15 bytes");
     }
@@ -46,8 +45,9 @@ void handleProfile(Windows& windows, const httplib::Request& req, httplib::Respo
   Result<std::string> bytes = future->get();
   if (!bytes) return reply(res, 503, bytes.error().describe());
   res.status = 200;
-  res.set_header("Content-Disposition", "attachment; filename=\"profile\"");
-  res.set_content(*bytes, "application/octet-stream");
+  res.headers.emplace_back("Content-Disposition", "attachment; filename=\"profile\"");
+  res.body = std::move(*bytes);
+  res.content_type = "application/octet-stream";
 }
 
 }  // namespace
@@ -62,27 +62,26 @@ Result<std::unique_ptr<HttpEndpoint>> HttpEndpoint::listen(const std::string& ad
     return makeError("--http " + addr + " is not HOST:PORT", "e.g. --http 127.0.0.1:6060",
                      ErrorKind::kUsage);
   }
+  auto module = httpModule();
+  if (!module) return module.takeError();
   std::unique_ptr<HttpEndpoint> e(new HttpEndpoint());
-  e->server_ = std::make_unique<httplib::Server>();
-  httplib::Server& svr = *e->server_;
   // One thread per open window, and a few for requests that are refused.
-  svr.new_task_queue = [] { return new httplib::ThreadPool(kMaxOpenWindows + 4); };
-  svr.Get("/debug/pprof/profile", [&windows](const httplib::Request& req, httplib::Response& res) {
+  e->server_ = (*module)->newServer(kMaxOpenWindows + 4, 5);
+  HttpServer& svr = *e->server_;
+  svr.get("/debug/pprof/profile", [&windows](const HttpRequest& req, HttpResponse& res) {
     handleProfile(windows, req, res);
   });
   // pprof asks here for the names of addresses a profile left unnamed. The
   // agent named all it could before answering: it knows no more (an empty
   // answer), as a Go program without those symbols would say.
-  auto symbol = [](const httplib::Request& req, httplib::Response& res) {
+  auto symbol = [](const HttpRequest& req, HttpResponse& res) {
     res.status = 200;
-    res.set_content(req.method == "GET" ? "num_symbols: 0\n" : "", "text/plain; charset=utf-8");
+    res.body = req.method == "GET" ? "num_symbols: 0\n" : "";
+    res.content_type = "text/plain; charset=utf-8";
   };
-  svr.Get("/debug/pprof/symbol", symbol);
-  svr.Post("/debug/pprof/symbol", symbol);
-  svr.set_read_timeout(5, 0);
-  int bound = port == 0
-                  ? svr.bind_to_any_port(host)
-                  : (svr.bind_to_port(host, static_cast<int>(port)) ? static_cast<int>(port) : -1);
+  svr.get("/debug/pprof/symbol", symbol);
+  svr.post("/debug/pprof/symbol", symbol);
+  int bound = svr.bind(host, static_cast<int>(port));
   if (bound <= 0) {
     return makeError("cannot listen for HTTP on " + host + ":" + std::to_string(port),
                      "the port may be in use or the host not local; pick another --http address",
@@ -90,7 +89,7 @@ Result<std::unique_ptr<HttpEndpoint>> HttpEndpoint::listen(const std::string& ad
   }
   e->host_ = host;
   e->port_ = bound;
-  e->thread_ = std::thread([s = e->server_.get()] { s->listen_after_bind(); });
+  e->thread_ = std::thread([s = e->server_.get()] { s->listenAfterBind(); });
   return e;
 }
 

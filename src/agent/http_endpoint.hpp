@@ -6,8 +6,9 @@
 // gets its own window (windows.hpp), so several scrapers collect at once;
 // more than kMaxOpenWindows at once get 503. Bad parameters get 400 with
 // one line saying what is wrong. /debug/pprof/symbol answers that no more
-// names are known (pprof asks it about addresses left unnamed). The server (cpp-httplib) runs on
-// threads of its own; they only wait for the session's thread to answer. Owns: the server and its
+// names are known (pprof asks it about addresses left unnamed). The server (cpp-httplib, in the
+// module http_module.hpp loads) runs on threads of its own; they only wait for the session's
+// thread to answer. Owns: the server and its
 // listening thread (stopped and joined on destruction). Thread safety: construct and destroy on one
 // thread.
 #pragma once
@@ -17,12 +18,9 @@
 #include <string>
 #include <thread>
 
+#include "agent/http_module.hpp"
 #include "agent/windows.hpp"
 #include "base/result.hpp"
-
-namespace httplib {
-class Server;
-}
 
 namespace strobe::agent {
 
@@ -31,7 +29,8 @@ inline constexpr uint64_t kMaxSeconds = 300;
 class HttpEndpoint {
  public:
   // addr: "HOST:PORT" or ":PORT" (HOST 127.0.0.1); port 0 picks a free one.
-  // kUsage for a malformed address, kGeneric when it cannot listen.
+  // kUsage for a malformed address, kGeneric when it cannot listen or
+  // the HTTP module does not load.
   static Result<std::unique_ptr<HttpEndpoint>> listen(const std::string& addr, Windows& windows);
   ~HttpEndpoint();
   HttpEndpoint(const HttpEndpoint&) = delete;
@@ -42,7 +41,7 @@ class HttpEndpoint {
 
  private:
   HttpEndpoint() = default;
-  std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<HttpServer> server_;
   std::thread thread_;
   std::string host_;
   int port_ = 0;

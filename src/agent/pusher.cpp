@@ -1,11 +1,10 @@
 #include "agent/pusher.hpp"
 
-#include <httplib.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 
+#include "agent/http_module.hpp"
 #include "base/log.hpp"
 
 namespace strobe::agent {
@@ -129,23 +128,25 @@ void Pusher::stop() {
 }
 
 bool Pusher::post(const Push& p, bool& retry, std::string& why) {
-  httplib::Client client(target_.scheme_host_port);
-  client.set_connection_timeout(5, 0);
-  client.set_read_timeout(10, 0);
-  client.set_write_timeout(10, 0);
-  auto res = client.Post(ingestPath(target_, p), p.body, "application/octet-stream");
   retry = true;
-  if (!res) {
-    why = httplib::to_string(res.error());
+  auto module = httpModule();
+  if (!module) {
+    why = module.error().message;
     return false;
   }
-  if (res->status >= 200 && res->status < 300) return true;
-  why = "HTTP " + std::to_string(res->status);
-  std::string body = res->body.substr(0, 200);
+  HttpPostResult res = (*module)->post(target_.scheme_host_port, ingestPath(target_, p), p.body,
+                                       "application/octet-stream", 5, 10);
+  if (!res.sent) {
+    why = res.error;
+    return false;
+  }
+  if (res.status >= 200 && res.status < 300) return true;
+  why = "HTTP " + std::to_string(res.status);
+  std::string body = res.body.substr(0, 200);
   std::replace_if(
       body.begin(), body.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
   if (!body.empty()) why += ": " + body;
-  retry = res->status == 429 || res->status == 408 || res->status >= 500;
+  retry = res.status == 429 || res.status == 408 || res.status >= 500;
   return false;
 }
 

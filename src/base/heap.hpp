@@ -1,5 +1,5 @@
 // The malloc policy of a short-lived command that builds a large in-memory
-// index and then exits (`strobe symbolize`): the heap grows in large steps
+// index and then exits (`strobe symbolize`, `strobe report`): the heap grows in large steps
 // and keeps what it has, one arena serves every thread, the heap's first
 // 64 MB are advised for transparent huge pages, and allocations start at
 // the first huge page boundary (the part of the heap below it can only

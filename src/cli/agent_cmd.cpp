@@ -15,6 +15,7 @@
 
 #include "agent/agent.hpp"
 #include "agent/http_endpoint.hpp"
+#include "agent/http_module.hpp"
 #include "agent/pusher.hpp"
 #include "base/log.hpp"
 #include "cli/commands.hpp"
@@ -127,6 +128,11 @@ int runAgent(AgentArgs& a) {
   agent::AgentOptions ao;
   if (endpoint) ao.windows = &windows;
   if (target) {
+    // Pushing needs the HTTP module: say so now, not at the first push.
+    if (auto m = agent::httpModule(); !m) {
+      logError(m.error());
+      return exitCodeFor(m.error());
+    }
     target->sample_rate = opt.frequency;
     // The host name leads the series labels (the session knows it; so does gethostname).
     char host[256] = {};

@@ -26,6 +26,7 @@ Result<model::Profile> readRecording(const std::string& path, const InputOptions
   import::ImportOptions io;
   io.event = options.event;
   io.keep_code = options.keep_code;
+  io.keep_until_exit = true;  // every caller is a command that exits after it
   auto out = import::importPerfData(path, io, profile);
   if (!out) return out.takeError();
   for (const std::string& w : out->warnings) logWarning(w);

@@ -5,6 +5,8 @@
 #include <memory>
 
 #include "base/duration.hpp"
+#include "base/heap.hpp"
+#include "base/keep_until_exit.hpp"
 #include "base/log.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -34,6 +36,11 @@ struct ReportArgs {
 };
 
 int runReport(const ReportArgs& a) {
+  // A short-lived index (base/heap.hpp): a perf.data's report builds the
+  // symbolizer's tables and the Profile in vectors that grow and are freed;
+  // as fresh mmaps, each was faulted in page by page (about 15% of a `-g`
+  // report's CPU, docs/BENCHMARKS.md).
+  preferLargeHeap();
   output::ReportOptions opt;
   if (Status st = applyTableArgs(a.table, opt); !st) return failWith(st.error());
   opt.source = a.file;
@@ -103,6 +110,7 @@ int runReport(const ReportArgs& a) {
   if (Status st = output.close(output::writeFormat(*profile, *format, opt, *out)); !st) {
     return failWith(st.error());
   }
+  keepUntilExit(std::make_unique<model::Profile>(std::move(*profile)));
   return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "base/hex.hpp"
+#include "base/keep_until_exit.hpp"
 #include "import/kernel_symbols.hpp"
 #include "import/module_files.hpp"
 #include "import/perf_meta.hpp"
@@ -217,7 +218,8 @@ void Importer::symbolize(ImportOutcome& out) {
   };
   so.kept_copy_notice = " is not on this machine as recorded: named from perf's build-id cache (" +
                         files_.dir() + ")";
-  symbolize::Symbolizer symbolizer(std::move(so));
+  auto owned = std::make_unique<symbolize::Symbolizer>(std::move(so));
+  symbolize::Symbolizer& symbolizer = *owned;
   KernelSymbols ks;
   if (kernel_named_) {
     ks = kernelSymbols(kernel_, files_);
@@ -250,6 +252,7 @@ void Importer::symbolize(ImportOutcome& out) {
     if (!said) out.warnings.push_back(w);
   }
   if (options_.keep_code) symbolizer.keepCode(profile_);
+  if (options_.keep_until_exit) keepUntilExit(std::move(owned));
 }
 
 Result<ImportOutcome> Importer::run() {

@@ -36,6 +36,9 @@ struct ImportOptions {
   // false: the Profile as converted, its frames unnamed and its JIT code
   // not looked for (the fuzz target: no files but the perf.data read).
   bool symbolize = true;
+  // The caller exits after it (a command): the symbolizer's indexes and
+  // mapped files are left to the exit (base/keep_until_exit.hpp).
+  bool keep_until_exit = false;
 };
 
 struct ImportOutcome {

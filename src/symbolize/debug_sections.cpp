@@ -13,8 +13,10 @@ DebugSections debugSections(Elf* elf) {
   size_t shstrndx = 0;
   if (elf == nullptr || ::elf_getshdrstrndx(elf, &shstrndx) != 0) return s;
   const std::pair<std::string_view, std::span<const uint8_t>*> wanted[] = {
-      {".debug_info", &s.info}, {".debug_line", &s.line},     {".debug_line_str", &s.line_str},
-      {".debug_str", &s.str},   {".debug_ranges", &s.ranges}, {".debug_rnglists", &s.rnglists},
+      {".debug_info", &s.info},         {".debug_line", &s.line},
+      {".debug_line_str", &s.line_str}, {".debug_str", &s.str},
+      {".debug_ranges", &s.ranges},     {".debug_rnglists", &s.rnglists},
+      {".debug_aranges", &s.aranges},
   };
   for (Elf_Scn* scn = ::elf_nextscn(elf, nullptr); scn != nullptr; scn = ::elf_nextscn(elf, scn)) {
     GElf_Shdr sh;

@@ -21,6 +21,7 @@ struct DebugSections {
   std::span<const uint8_t> str;       // .debug_str
   std::span<const uint8_t> ranges;    // .debug_ranges (DWARF < 5)
   std::span<const uint8_t> rnglists;  // .debug_rnglists (DWARF 5)
+  std::span<const uint8_t> aranges;   // .debug_aranges
 };
 
 DebugSections debugSections(Elf* elf);

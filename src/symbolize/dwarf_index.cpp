@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <deque>
+#include <span>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -24,8 +26,81 @@ struct UnitRange {
   uint64_t low = 0;
   uint64_t high = 0;  // exclusive
   Dwarf_Off die = 0;
-  uint32_t unit = 0;  // the unit's dense number, 0 to unit_count - 1
+  uint32_t unit = 0;   // the unit's dense number in its list
+  uint64_t bytes = 0;  // the unit's size in .debug_info (0: unknown)
 };
+
+// .debug_aranges read straight from its bytes: one UnitRange per non-empty
+// (address, length) pair, `die` holding the unit's header offset and
+// `unit` numbering distinct units by first appearance. Sets of versions
+// other than 2, segmented addresses, or address sizes other than 4 and 8
+// end the reading (what was read is kept: each set stands alone).
+std::vector<UnitRange> readAranges(std::span<const uint8_t> sec, size_t& units) {
+  std::vector<UnitRange> out;
+  std::unordered_map<uint64_t, uint32_t> unit_of;
+  const uint8_t* p = sec.data();
+  const uint8_t* const end = sec.data() + sec.size();
+  auto get = [](const uint8_t*& q, const uint8_t* e, int n, uint64_t& v) {
+    if (e - q < n) return false;
+    if (n == 8) {
+      std::memcpy(&v, q, 8);
+    } else if (n == 4) {
+      uint32_t w;
+      std::memcpy(&w, q, 4);
+      v = w;
+    } else {
+      uint16_t h;
+      std::memcpy(&h, q, 2);
+      v = h;
+    }
+    q += n;
+    return true;
+  };
+  while (end - p >= 4) {
+    const uint8_t* const set = p;
+    uint64_t length = 0;
+    if (!get(p, end, 4, length)) break;
+    int offset_size = 4;
+    if (length == 0xffffffff) {
+      offset_size = 8;
+      if (!get(p, end, 8, length)) break;
+    } else if (length >= 0xfffffff0) {
+      break;
+    }
+    if (length > static_cast<uint64_t>(end - p)) break;
+    const uint8_t* const set_end = p + length;
+    uint64_t version = 0;
+    uint64_t info_offset = 0;
+    if (!get(p, set_end, 2, version) || version != 2 ||
+        !get(p, set_end, offset_size, info_offset) || set_end - p < 2) {
+      break;
+    }
+    const int address_size = p[0];
+    const int segment_size = p[1];
+    p += 2;
+    if ((address_size != 4 && address_size != 8) || segment_size != 0) break;
+    // Pairs start at a multiple of twice the address size from the set's start.
+    const size_t pair = 2 * static_cast<size_t>(address_size);
+    const size_t header = static_cast<size_t>(p - set);
+    p = set + (header + pair - 1) / pair * pair;
+    auto [it, fresh] = unit_of.try_emplace(info_offset, static_cast<uint32_t>(unit_of.size()));
+    (void)fresh;
+    while (set_end - p >= static_cast<ptrdiff_t>(pair)) {
+      uint64_t address = 0;
+      uint64_t size = 0;
+      get(p, set_end, address_size, address);
+      get(p, set_end, address_size, size);
+      if (address == 0 && size == 0) break;
+      if (size == 0 || address + size < address) continue;
+      out.push_back(UnitRange{address, address + size, info_offset, it->second, 0});
+    }
+    p = set_end;
+  }
+  units = unit_of.size();
+  std::sort(out.begin(), out.end(),
+            [](const UnitRange& a, const UnitRange& b) { return a.low < b.low; });
+  return out;
+}
 
 // Languages whose names binutils does not demangle (its mangle_style() == 0).
 bool unmangledLanguage(int lang) {
@@ -60,7 +135,22 @@ struct DwarfIndex::Impl {
   bool unit_ranges_built = false;
   std::vector<UnitRange> unit_ranges;  // sorted by low
   size_t unit_count = 0;               // distinct units in unit_ranges
-  std::vector<uint64_t> unit_bytes;    // by unit number: its size in .debug_info (0: unknown)
+  // Before unit_ranges is built (a walk over every unit's DIE: most of
+  // what a large file's first lookup costs), a pc is placed by
+  // .debug_aranges, checked against the unit's own ranges (aranges_read,
+  // arange_ranges, arange_units; see arangeFor).
+  bool aranges_read = false;
+  std::vector<UnitRange> arange_ranges;  // sorted by low; die: the unit's header offset
+  std::vector<uint64_t> arange_high;     // by index: the largest high of arange_ranges[0..i]
+  struct ArangeUnit {
+    bool checked = false;  // own, die and bytes are read
+    bool usable = false;   // a compile or partial unit libdw reads
+    Dwarf_Off die = 0;     // its DIE's offset
+    uint64_t bytes = 0;
+    std::vector<std::pair<uint64_t, uint64_t>> own;  // its DW_AT_ranges / low_pc..high_pc
+  };
+  std::vector<ArangeUnit> arange_units;
+  std::vector<UnitRange> arange_found;  // what arangeFor returns points here (by unit)
   std::unordered_map<Dwarf_Off, std::unique_ptr<UnitIndex>> units;
   Dwarf_Off last_unit_offset = 0;
   UnitIndex* last_unit = nullptr;
@@ -88,6 +178,7 @@ struct DwarfIndex::Impl {
 
   void buildUnitRanges() {
     unit_ranges_built = true;
+    std::vector<uint64_t> unit_bytes;  // by unit number: its size in .debug_info (0: unknown)
     Dwarf_CU* cu = nullptr;
     Dwarf_CU* next = nullptr;
     Dwarf_Die cudie;
@@ -123,15 +214,87 @@ struct DwarfIndex::Impl {
     if (counting && sections.info.size() > counted_at) {
       unit_bytes.back() = sections.info.size() - counted_at;
     }
+    for (UnitRange& r : unit_ranges) r.bytes = unit_bytes[r.unit];
     std::sort(unit_ranges.begin(), unit_ranges.end(),
               [](const UnitRange& a, const UnitRange& b) { return a.low < b.low; });
     unit_count = count;
   }
 
+  // The unit .debug_aranges places pc in, when that answer is the one the
+  // walk of every unit (buildUnitRanges) would give: exactly one pair holds
+  // pc, and the unit's own ranges (its DIE's, read as the walk reads them)
+  // hold it too. nullptr otherwise, and for any doubt (no pair, two pairs,
+  // a unit that disagrees): the caller then walks. GCC writes a unit's
+  // aranges from the same ranges as its DIE; clang writes none by default.
+  const UnitRange* arangeFor(uint64_t pc) {
+    if (!aranges_read) {
+      aranges_read = true;
+      size_t count = 0;
+      arange_ranges = readAranges(sections.aranges, count);
+      arange_units.resize(count);
+      arange_found.resize(count);
+      arange_high.resize(arange_ranges.size());
+      uint64_t high = 0;
+      for (size_t i = 0; i < arange_ranges.size(); ++i) {
+        high = std::max(high, arange_ranges[i].high);
+        arange_high[i] = high;
+      }
+    }
+    auto it = std::upper_bound(arange_ranges.begin(), arange_ranges.end(), pc,
+                               [](uint64_t a, const UnitRange& r) { return a < r.low; });
+    if (it == arange_ranges.begin()) return nullptr;
+    const size_t i = static_cast<size_t>(it - arange_ranges.begin()) - 1;
+    if (pc >= arange_ranges[i].high || (i > 0 && arange_high[i - 1] > pc)) return nullptr;
+    const uint32_t n = arange_ranges[i].unit;
+    ArangeUnit& u = arange_units[n];
+    if (!u.checked) checkArangeUnit(arange_ranges[i].die, u);
+    if (!u.usable) return nullptr;
+    for (const auto& [lo, hi] : u.own) {
+      if (lo <= pc && pc < hi) {
+        arange_found[n] = UnitRange{lo, hi, u.die, n, u.bytes};
+        return &arange_found[n];
+      }
+    }
+    return nullptr;
+  }
+
+  // Reads what arangeFor checks of the unit whose header is at `header`.
+  void checkArangeUnit(Dwarf_Off header, ArangeUnit& u) {
+    u.checked = true;
+    Dwarf_Off next = 0;
+    size_t header_size = 0;
+    if (::dwarf_next_unit(dwarf, header, &next, &header_size, nullptr, nullptr, nullptr, nullptr,
+                          nullptr, nullptr) != 0) {
+      return;
+    }
+    Dwarf_Die cudie;
+    if (::dwarf_offdie(dwarf, header + header_size, &cudie) == nullptr) return;
+    Dwarf_Half version = 0;
+    uint8_t unit_type = 0;
+    if (::dwarf_cu_info(cudie.cu, &version, &unit_type, nullptr, nullptr, nullptr, nullptr,
+                        nullptr) != 0 ||
+        (unit_type != DW_UT_compile && unit_type != DW_UT_partial)) {
+      return;
+    }
+    u.usable = true;
+    u.die = ::dwarf_dieoffset(&cudie);
+    u.bytes = next > header ? next - header : 0;
+    Dwarf_Addr base = 0;
+    Dwarf_Addr low = 0;
+    Dwarf_Addr high = 0;
+    ptrdiff_t off = 0;
+    while ((off = ::dwarf_ranges(&cudie, off, &base, &low, &high)) > 0) {
+      if (low < high) u.own.emplace_back(low, high);
+    }
+  }
+
   // The range covering pc among the units' own ranges, or nullptr. Unit
   // ranges rarely overlap; look a few ranges back, never scan them all.
   const UnitRange* rangeFor(uint64_t pc) {
-    if (!unit_ranges_built) buildUnitRanges();
+    if (!unit_ranges_built) {
+      if (const UnitRange* r = arangeFor(pc)) return r;
+      buildUnitRanges();
+    }
     auto it = std::upper_bound(unit_ranges.begin(), unit_ranges.end(), pc,
                                [](uint64_t a, const UnitRange& r) { return a < r.low; });
     for (int steps = 0; it != unit_ranges.begin() && steps < 8; ++steps) {
@@ -183,17 +346,15 @@ struct DwarfIndex::Impl {
   // The unit offsets of `pcs` not built yet, each once; adds their size in
   // .debug_info to `bytes`.
   std::vector<Dwarf_Off> unbuiltUnits(const std::vector<uint64_t>& pcs, size_t& bytes) {
-    if (!unit_ranges_built) buildUnitRanges();
     std::vector<Dwarf_Off> need;
-    if (units.size() >= unit_count) return need;  // all built
-    std::vector<bool> seen(unit_count);
+    if (unit_ranges_built && units.size() >= unit_count) return need;  // all built
+    std::unordered_set<Dwarf_Off> seen;
     for (uint64_t pc : pcs) {
       const UnitRange* r = rangeFor(pc);
-      if (r == nullptr || seen[r->unit]) continue;
-      seen[r->unit] = true;
+      if (r == nullptr || !seen.insert(r->die).second) continue;
       if (units.find(r->die) != units.end()) continue;
       need.push_back(r->die);
-      bytes += unit_bytes[r->unit];
+      bytes += r->bytes;
     }
     std::sort(need.begin(), need.end());
     return need;

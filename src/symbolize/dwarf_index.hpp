@@ -6,6 +6,10 @@
 // lookup is two binary searches and a walk up the scope's parents), built
 // once on the first address that falls in the unit, or ahead of time for a
 // batch of addresses by prepare(), several units at once on worker threads.
+// The unit of an address: from .debug_aranges, checked against that unit's
+// own ranges; only when those disagree or say nothing are the ranges of
+// every unit's DIE read (a walk over the whole of .debug_info: libc's
+// 1,900 units took 8 ms, most of a `-g` report's DWARF cost).
 // Names are resolved lazily per DIE (DW_AT_linkage_name, else DW_AT_name,
 // through DW_AT_abstract_origin / DW_AT_specification, across units with
 // DW_FORM_ref_addr) and memoized per DIE along the chain. A function DIE
