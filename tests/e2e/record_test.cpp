@@ -115,8 +115,19 @@ TEST_F(RecordTest, SampleCountMatchesCpuTimeAtTheRequestedRate) {
   EXPECT_GE(static_cast<double>(t.samples), 0.95 * cpu_s * 999) << "cpu " << cpu_s << " s";
   // Weights are the sampling periods: together they are the CPU time.
   EXPECT_NEAR(static_cast<double>(t.weight) / 1e9, cpu_s, 0.05 * cpu_s);
+  // Nothing lost at 999 Hz. Under ASan strobe drains its rings about three
+  // times slower, and lost 2 and 3 of ~3,300 samples in two clean runs of
+  // make test: a loss of at most 0.2% is allowed there, and must be said.
+#ifdef STROBE_TEST_UNDER_ASAN
+  const uint64_t lost = p.meta().lost_samples;
+  EXPECT_LE(lost * 500, t.samples) << lost << " lost of " << t.samples;
+  EXPECT_NE(r.err.find("samples per CPU-second, " + std::to_string(lost) + " lost"),
+            std::string::npos)
+      << r.err;
+#else
   EXPECT_EQ(p.meta().lost_samples, 0u);
   EXPECT_NE(r.err.find("samples per CPU-second, 0 lost"), std::string::npos) << r.err;
+#endif
 }
 
 TEST_F(RecordTest, ReportByLineNamesTheLoopLines) {
