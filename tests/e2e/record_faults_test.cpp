@@ -359,6 +359,23 @@ TEST_F(RecordFaultsTest, ErrorsSayWhatIsWrongWithAHintAndTheirStatus) {
   EXPECT_FALSE(fs::exists(db)) << "no recording after a failed start";
 }
 
+// A strobe copied without its agent HTTP module: the agent stops at start,
+// naming where it looked, with a hint and status 1; other commands run.
+TEST_F(RecordFaultsTest, AgentWithoutItsHttpModuleSaysWhereItLooked) {
+  const std::string copy = dir_ + "/strobe";
+  fs::copy_file(kStrobe, copy);
+  fs::permissions(copy, fs::perms::owner_all);
+  Ran agent = runProcess({copy, "agent", "--http", "127.0.0.1:0", "-p", "1"});
+  EXPECT_EQ(agent.status, 1);
+  EXPECT_EQ(agent.err,
+            "strobe: error: strobe agent cannot load its HTTP module: tried " + dir_ +
+                "/strobe-agent-http.so (absent), " + dir_ +
+                "/../lib/strobe/strobe-agent-http.so (absent)\n"
+                "  hint: reinstall strobe: its package puts strobe-agent-http.so in ../lib/strobe "
+                "from the strobe executable\n");
+  EXPECT_EQ(runProcess({copy, "--version"}).status, 0);
+}
+
 // query on a recording whose schema is damaged: a corrupt file (status 1),
 // not a usage error (2).
 TEST_F(RecordFaultsTest, QueryOnACorruptSchemaIsNotAUsageError) {
