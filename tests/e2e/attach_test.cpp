@@ -140,12 +140,7 @@ TEST_F(AttachTest, ManyThreadsGetOneEventPerThread) {
   ASSERT_GT(pid, 0);
   // Wait until all threads exist.
   for (int i = 0; i < 100 && std::filesystem::exists("/proc/" + std::to_string(pid)); ++i) {
-    size_t n = 0;
-    for ([[maybe_unused]] const auto& e :
-         std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
-      ++n;
-    }
-    if (n >= 601) break;
+    if (threadCount(pid) >= 601) break;
     sleepMs(50);
   }
   Ran r = record({"-F", "999", "-d", "1s", "-p", std::to_string(pid)});

@@ -202,17 +202,21 @@ bool waitForFile(const std::string& path, int seconds) {
   return false;
 }
 
+int threadCount(int pid) {
+  std::error_code ec;
+  int tasks = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    ++tasks;
+  }
+  return tasks;
+}
+
 bool waitForSpanChannel(int pid, int threads, int seconds) {
-  const std::string proc = "/proc/" + std::to_string(pid);
+  const std::string maps = "/proc/" + std::to_string(pid) + "/maps";
   for (int i = 0; i < seconds * 100; ++i) {
-    std::error_code ec;
-    int tasks = 0;
-    for (auto it = std::filesystem::directory_iterator(proc + "/task", ec);
-         !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
-      ++tasks;
-    }
-    if (tasks >= threads && readFile(proc + "/maps").find("/memfd:strobe-channel") !=
-                                std::string::npos) {
+    if (threadCount(pid) >= threads &&
+        readFile(maps).find("/memfd:strobe-channel") != std::string::npos) {
       return true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));

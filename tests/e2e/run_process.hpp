@@ -64,6 +64,8 @@ void sleepMs(int ms);
 
 // Waits up to `seconds` for `path` to exist.
 bool waitForFile(const std::string& path, int seconds = 60);
+// How many threads process `pid` runs now (0 once it is gone).
+int threadCount(int pid);
 // Waits up to `seconds` for process `pid` to have made its span channel
 // (libstrobe's memfd, made when a thread first names its role or opens a
 // span) and to run `threads` threads: a fixed sleep before attaching is
