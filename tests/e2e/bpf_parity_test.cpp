@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -68,9 +69,32 @@ Figures figuresOf(const model::Profile& p, const std::vector<std::string>& funct
   return f;
 }
 
-void expectParity(const Figures& perf, const Figures& bpf, uint64_t min_samples = 3000) {
+// How far two engines' shares may differ when the share is a proportion of
+// samples taken at random moments: one point, or 4 standard errors of the
+// difference when the samples are too few for one point to be that. A share
+// is such a proportion when what it measures alternates far faster than the
+// sampling clock, as user and kernel code do between syscalls a few
+// microseconds apart; a compute loop's shares are not, and hold to a point.
+// The standard error is twice the binomial one: over 20 runs of KernelStacks
+// (plain build, idle, ~11,700 samples an engine) the difference spread 1.7
+// times as widely as binomial sampling would make it (SD 0.85 points, from
+// -1.1 to +2.1). The two engines' clocks drift in and out of step, sampling
+// the same instants for a while, and one slice of a run differed by 10 points.
+double binomialBound(double share, uint64_t n1, uint64_t n2) {
+  const double p = share / 100.0;
+  const double se =
+      std::sqrt(p * (1.0 - p) * (1.0 / static_cast<double>(n1) + 1.0 / static_cast<double>(n2)));
+  return std::max(kPoint, 4.0 * 2.0 * 100.0 * se);
+}
+
+enum class Shares { kFixed, kBinomial };
+
+void expectParity(const Figures& perf, const Figures& bpf, uint64_t min_samples = 3000,
+                  Shares kind = Shares::kFixed) {
   for (const auto& [fn, share] : perf.shares) {
-    EXPECT_NEAR(bpf.shares.at(fn), share, kPoint) << fn;
+    const double bound =
+        kind == Shares::kBinomial ? binomialBound(share, perf.samples, bpf.samples) : kPoint;
+    EXPECT_NEAR(bpf.shares.at(fn), share, bound) << fn;
   }
   EXPECT_NEAR(bpf.reached, perf.reached, kPoint) << "stacks reaching the thread's entry";
   EXPECT_NEAR(bpf.missing_caller, perf.missing_caller, kPoint) << "[missing caller]";
@@ -168,17 +192,47 @@ double kernelLeafShare(const model::Profile& p) {
   return total == 0 ? 0.0 : 100.0 * static_cast<double>(kernel) / static_cast<double>(total);
 }
 
+// Attached, each engine starts and stops at its own moment (the BPF engine
+// ~0.1 s later, more on a loaded machine): what is compared is the samples
+// both recordings hold, 300 ms in from either end. Outside it one engine
+// sampled alone, and on a loaded machine that part of the run differed by
+// over a point of kernel time.
+std::pair<model::Profile, model::Profile> overlap(const model::Profile& a, const model::Profile& b,
+                                                  model::View view) {
+  const model::Meta& am = a.meta();
+  const model::Meta& bm = b.meta();
+  const uint64_t from = std::max(am.start_monotonic_ns, bm.start_monotonic_ns) + 300'000'000;
+  const uint64_t to =
+      std::min(am.start_monotonic_ns + am.duration_ns, bm.start_monotonic_ns + bm.duration_ns) -
+      300'000'000;
+  EXPECT_LT(from + 1'000'000'000, to) << "the recordings overlap by less than 1.6 s";
+  auto cut = [&](const model::Profile& all) {
+    model::SampleFilter f;
+    f.view = view;
+    f.since_ns = from - all.meta().start_monotonic_ns;
+    f.until_ns = to - all.meta().start_monotonic_ns;
+    return model::filterSamples(all, f);
+  };
+  return {cut(a), cut(b)};
+}
+
 TEST_F(BpfParity, KernelStacks) {
   SKIP_WITHOUT_BPF();
   recordAttached({"-k", "-g", "auto"}, {kFixtures + "fixture_syscalls", "30"});
-  const model::Profile perf_p = loadRecording(db("perf"));
-  const model::Profile bpf_p = loadRecording(db("bpf"));
+  const auto [perf_p, bpf_p] =
+      overlap(loadRecording(db("perf")), loadRecording(db("bpf")), model::View::kAuto);
   const Figures perf = figuresOf(perf_p, {"syscall_loop(double)"});
   const Figures bpf = figuresOf(bpf_p, {"syscall_loop(double)"});
-  expectParity(perf, bpf);
+  // Bounds: 4.1 points at ~11,700 samples an engine (plain build), 8.1 at
+  // the 3,000 the ASan build on a loaded machine leaves the fixture.
+  // Completeness ("reached", within a point) is what shows that the BPF
+  // engine's kernel stacks are whole; this share shows they are there.
+  expectParity(perf, bpf, /*min_samples=*/2500, Shares::kBinomial);
   const double perf_kernel = kernelLeafShare(perf_p);
   ASSERT_GT(perf_kernel, 50.0) << "the fixture spends most of its time in the kernel";
-  EXPECT_NEAR(kernelLeafShare(bpf_p), perf_kernel, kPoint);
+  EXPECT_NEAR(kernelLeafShare(bpf_p), perf_kernel,
+              binomialBound(perf_kernel, perf.samples, bpf.samples))
+      << perf.samples << " and " << bpf.samples << " samples";
 }
 
 // Off-CPU time by why the thread waited, as a percent of the wall view.
@@ -193,29 +247,16 @@ std::map<model::OffCpuReason, double> offCpuReasons(const model::Profile& p) {
   return by;
 }
 
-// Both engines see the same switches of the same run, but each recording
-// starts and ends at its own moment: a thread waiting across a start is
-// off CPU "since before the recording" (no stack, no reason) in one and not
-// in the other. Compared: the samples of a window inside both recordings.
+// Both engines see the same switches of the same run; compared within the
+// overlap, since a thread waiting across one engine's start is off CPU
+// "since before the recording" (no stack, no reason) there alone.
 TEST_F(BpfParity, OffCpu) {
   SKIP_WITHOUT_BPF();
   recordAttached({"--off-cpu", "-g", "auto"}, {kFixtures + "fixture_offcpu", "30"});
-  const model::Profile perf_all = loadRecording(db("perf"));
-  const model::Profile bpf_all = loadRecording(db("bpf"));
-  const model::Meta& pm = perf_all.meta();
-  const model::Meta& bm = bpf_all.meta();
-  const uint64_t from = std::max(pm.start_monotonic_ns, bm.start_monotonic_ns) + 300'000'000;
-  const uint64_t to =
-      std::min(pm.start_monotonic_ns + pm.duration_ns, bm.start_monotonic_ns + bm.duration_ns) -
-      300'000'000;
-  ASSERT_LT(from + 1'000'000'000, to) << "the recordings overlap by less than 1.6 s";
+  const auto [perf_p, bpf_p] =
+      overlap(loadRecording(db("perf")), loadRecording(db("bpf")), model::View::kWall);
   const std::vector<std::string> functions = {"burn", "nap", "wait_pipe", "wait_lock"};
-  auto wall = [&](const model::Profile& all) {
-    model::SampleFilter f;
-    f.view = model::View::kWall;
-    f.since_ns = from - all.meta().start_monotonic_ns;
-    f.until_ns = to - all.meta().start_monotonic_ns;
-    model::Profile p = model::filterSamples(all, f);
+  auto wall = [&](const model::Profile& p) {
     Figures fig = figuresOf(p, functions);
     // Total (not self) shares: the waits' time is in the C library below them.
     for (const std::string& fn : functions) {
@@ -228,8 +269,8 @@ TEST_F(BpfParity, OffCpu) {
     }
     return std::make_pair(fig, offCpuReasons(p));
   };
-  const auto [perf, perf_reasons] = wall(perf_all);
-  const auto [bpf, bpf_reasons] = wall(bpf_all);
+  const auto [perf, perf_reasons] = wall(perf_p);
+  const auto [bpf, bpf_reasons] = wall(bpf_p);
   EXPECT_GT(perf.shares.at("nap"), 10.0);
   expectParity(perf, bpf, /*min_samples=*/500);
   for (const auto& [reason, share] : perf_reasons) {
