@@ -15,11 +15,13 @@
 // move, times the run's total); a side of several runs from the spread
 // across its runs; never below the variance of sampling alone. One run
 // cannot show how its total would vary from run to run: with one run a side
-// the total's change is judged against sampling noise only. New minus base is judged by Welch's t;
-// the false discovery rate over all the comparisons made is held at `fdr` (Benjamini-Hochberg). A
-// change is slower or faster only when it is a discovery and at least min_change_pct percent of the
-// base's total; a quantity whose base and new together stay below that could never be, and is not
-// tested (this keeps the number of comparisons, and so the bar, down).
+// the total's change is judged against sampling noise only. New minus base is judged by Student's
+// t (model/diff_stats.hpp, compare: both sides' spreads pooled when both are several runs, else
+// Welch's); the false discovery rate over all the comparisons made is held at `fdr`
+// (Benjamini-Hochberg). A change is slower or faster only when it is a discovery and at least
+// min_change_pct percent of the base's total; a quantity whose base and new together stay below
+// that could never be, and is not tested (this keeps the number of comparisons, and so the bar,
+// down).
 //
 // A row compares self time and total time; its verdict is theirs when they
 // agree or one is `same`, else the total's.

@@ -127,6 +127,8 @@ stats::Estimate sideEstimate(std::span<const PreparedRun> runs,
   }
   e.value *= scale;
   e.variance *= scale * scale;
+  e.squares *= scale * scale;
+  e.within *= scale * scale;
   return e;
 }
 
@@ -136,7 +138,7 @@ Verdict measureVerdict(const DiffMeasure& m, double min_change) {
 }
 
 void judge(DiffMeasure& m, const stats::Estimate& base, const stats::Estimate& next) {
-  const stats::Comparison c = stats::welch(base, next);
+  const stats::Comparison c = stats::compare(base, next);
   m.tested = true;
   m.change = m.next - m.base;
   m.se = c.se;

@@ -143,11 +143,13 @@ Estimate acrossRuns(std::span<const double> values, double within, double within
   if (values.empty()) return e;
   const auto r = static_cast<double>(values.size());
   e.value = std::accumulate(values.begin(), values.end(), 0.0) / r;
+  e.runs = r;
+  e.within = within;
+  e.within_df = within_df;
   double spread = 0;
   if (values.size() > 1) {
-    double s = 0;
-    for (double v : values) s += (v - e.value) * (v - e.value);
-    spread = s / (r - 1.0) / r;
+    for (double v : values) e.squares += (v - e.value) * (v - e.value);
+    spread = e.squares / (r - 1.0) / r;
   }
   if (values.size() > 1 && spread > within) {
     e.variance = spread;
@@ -159,15 +161,41 @@ Estimate acrossRuns(std::span<const double> values, double within, double within
   return e;
 }
 
-Comparison welch(const Estimate& base, const Estimate& next) {
+namespace {
+
+// The degrees of freedom of a sum of variances a + b (Welch-Satterthwaite).
+double satterthwaite(double a, double a_df, double b, double b_df) {
+  double denom = 0;
+  if (std::isfinite(a_df) && a_df > 0) denom += a * a / a_df;
+  if (std::isfinite(b_df) && b_df > 0) denom += b * b / b_df;
+  return denom > 0 ? (a + b) * (a + b) / denom : kInfinity;
+}
+
+}  // namespace
+
+Comparison compare(const Estimate& base, const Estimate& next) {
   Comparison c;
   c.change = next.value - base.value;
-  const double var = base.variance + next.variance;
+  double var = 0;
+  if (base.runs >= 2 && next.runs >= 2) {
+    const double df = base.runs + next.runs - 2.0;
+    const double pooled = (base.squares + next.squares) / df;
+    const double b = pooled / base.runs;
+    const double n = pooled / next.runs;
+    const bool b_pooled = b >= base.within;
+    const bool n_pooled = n >= next.within;
+    var = (b_pooled ? b : base.within) + (n_pooled ? n : next.within);
+    if (b_pooled && n_pooled) {
+      c.df = df;  // one estimate, scaled for each side
+    } else {
+      c.df = satterthwaite(b_pooled ? b : base.within, b_pooled ? df : base.within_df,
+                           n_pooled ? n : next.within, n_pooled ? df : next.within_df);
+    }
+  } else {
+    var = base.variance + next.variance;
+    c.df = satterthwaite(base.variance, base.df, next.variance, next.df);
+  }
   c.se = std::sqrt(var);
-  double denom = 0;
-  if (std::isfinite(base.df) && base.df > 0) denom += base.variance * base.variance / base.df;
-  if (std::isfinite(next.df) && next.df > 0) denom += next.variance * next.variance / next.df;
-  c.df = denom > 0 ? var * var / denom : kInfinity;
   if (c.change == 0) {
     c.p = 1;
   } else if (!(c.se > 0)) {

@@ -165,9 +165,13 @@ std::string methodText(const model::ProfileDiff& d) {
                           ? "each side's from " + model::noiseMethodText(d.base)
                           : "the base's from " + model::noiseMethodText(d.base) +
                                 ", the new's from " + model::noiseMethodText(d.next);
+  // model/diff_stats.hpp (compare): runs on both sides pool their spreads.
+  const bool pooled = d.base.method == model::NoiseMethod::kAcrossRuns &&
+                      d.next.method == model::NoiseMethod::kAcrossRuns;
   return fmt::format(
-      "{}; Welch's t; Benjamini-Hochberg at a {:g}% false discovery rate over {} comparisons",
-      noise, 100 * d.options.fdr, d.tests);
+      "{}; {}; Benjamini-Hochberg at a {:g}% false discovery rate over {} comparisons", noise,
+      pooled ? "Student's t on both sides' spreads pooled" : "Welch's t", 100 * d.options.fdr,
+      d.tests);
 }
 
 std::vector<std::string> diffHeader(const model::ProfileDiff& d) {

@@ -211,6 +211,31 @@ TEST(Diff, ThreeRunsASide) {
   EXPECT_EQ(changed(compare(base, again)), "");
 }
 
+// The runs of one machine differ in how much CPU the same work takes (a
+// run 4% faster is faster everywhere): here the new build's three runs got
+// 100%, 98.5% and 94.5% of the base's CPU for the same work, the base's
+// three agreed, and transform() does 50% more. strobe diff called it same:
+// the new side's spread alone set Welch's degrees of freedom to about 2,
+// too few for its t of 17 to pass among the comparisons (seen in the e2e
+// three-runs case). Both sides' spreads pooled, it is slower.
+TEST(Diff, ThreeRunsASideWhoseNewRunsSpreadFindTheSlowerFunction) {
+  std::vector<Profile> base, next;
+  for (uint64_t i = 0; i < 3; ++i) {
+    base.push_back(synth(program(), {.seconds = 40, .seed = 40 + i}));
+  }
+  for (uint64_t i = 0; i < 3; ++i) {
+    const double machine = std::vector<double>{1.0, 0.985, 0.945}[i];
+    next.push_back(synth(program(30), {.seconds = 40 * machine, .seed = 50 + i}));
+  }
+  ProfileDiff d = compare(base, next);
+  const DiffRow* t = row(d, "transform");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->self.verdict, Verdict::kSlower)
+      << "t = " << t->self.change / t->self.se << " on " << t->self.df << " df, p " << t->self.p;
+  EXPECT_NEAR(t->self.df, 4, 1e-9) << "3 + 3 runs pooled";
+  EXPECT_EQ(row(d, "encode")->verdict, Verdict::kSame);
+}
+
 TEST(Diff, NormalizedByTotalComparesShares) {
   // Twice the run, the same shares: absolute time is slower everywhere,
   // shares are the same.

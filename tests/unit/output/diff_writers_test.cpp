@@ -65,6 +65,21 @@ TEST_F(DiffWritersTest, TextHeaderAndRows) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("--min-change 1% of the base's total (60.1 ms)"), std::string::npos);
+  {
+    // Several runs on both sides: their spreads are pooled (model/diff_stats.hpp).
+    model::ProfileDiff runs = diff_;
+    for (model::DiffSide* side : {&runs.base, &runs.next}) {
+      side->method = model::NoiseMethod::kAcrossRuns;
+      side->names = {"1.db", "2.db", "3.db"};
+    }
+    std::swap(runs, diff_);
+    const std::string pooled = render(output::Format::kText);
+    std::swap(runs, diff_);
+    EXPECT_NE(pooled.find("noise:      each side's from the spread across its 3 runs; Student's t "
+                          "on both sides' spreads pooled; Benjamini-Hochberg at a 1% "),
+              std::string::npos)
+        << pooled;
+  }
   EXPECT_NE(text.find("total:      6.01 s -> 6.61 s, +600.6 ms (+10.0%): slower\n"),
             std::string::npos);
   // The largest change first: hot_loop's 1.50 s more.
