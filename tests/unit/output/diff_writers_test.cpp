@@ -69,8 +69,12 @@ TEST_F(DiffWritersTest, TextHeaderAndRows) {
     // Several runs on both sides: their spreads are pooled (model/diff_stats.hpp).
     model::ProfileDiff runs = diff_;
     for (model::DiffSide* side : {&runs.base, &runs.next}) {
+      // Three runs a side, each as the one of the fixture.
       side->method = model::NoiseMethod::kAcrossRuns;
       side->names = {"1.db", "2.db", "3.db"};
+      for (auto* per_run : {&side->samples, &side->weight, &side->spans, &side->duration_ns}) {
+        per_run->assign(3, per_run->front());
+      }
     }
     std::swap(runs, diff_);
     const std::string pooled = render(output::Format::kText);
