@@ -9,7 +9,12 @@
 # (pprof -unit=ns), and the same functions for each value (functions with
 # equal changes may come in another order: pprof breaks ties by name,
 # strobe by total). Functions pprof names [module] (no symbol) are
-# strobe's module+0xOFFSET rows.
+# strobe's module+0xOFFSET rows. pprof marks a function inlined at the
+# location it was sampled at "NAME (inline)" when the profile's location
+# holds its inline chain (strobe report's) and "NAME" when it holds the
+# function alone (strobe diff's, one location per row): the same function,
+# compared by NAME (a run where one sample fell in ld.so's _dl_new_hash,
+# inlined, made a five-largest tie group differ by that mark alone).
 # Pairs: two 30,000-sample synthetic recordings drawn from the same 2,000
 # functions (strobe-synth --wide, another --seed), and, when the kernel
 # lets strobe record, diff_work and its build with transform() doing 50%
@@ -27,7 +32,7 @@ fail=0
 # "VALUE<TAB>NAME" for the first N non-header rows of pprof -top -unit=ns.
 pprof_top() {
   awk 'f && NF >= 6 { v = $1; sub(/ns$/, "", v); name = $0; sub(/^ *[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +/, "", name);
-                      print v "\t" name }
+                      sub(/ \(inline\)$/, "", name); print v "\t" name }
        /^ +flat +flat%/ { f = 1 }'
 }
 # The same from strobe diff -f csv: self_change (column 10) and the name,
