@@ -56,6 +56,14 @@ double incompleteBeta(double a, double b, double x) {
   return 1.0 - front * betaFraction(b, a, 1.0 - x) / b;
 }
 
+// The degrees of freedom of a sum of variances a + b (Welch-Satterthwaite).
+double satterthwaite(double a, double a_df, double b, double b_df) {
+  double denom = 0;
+  if (std::isfinite(a_df) && a_df > 0) denom += a * a / a_df;
+  if (std::isfinite(b_df) && b_df > 0) denom += b * b / b_df;
+  return denom > 0 ? (a + b) * (a + b) / denom : kInfinity;
+}
+
 double sumOfSquaredResiduals(std::span<const double> y, std::span<const double> d, double value) {
   double s = 0;
   for (size_t b = 0; b < y.size(); ++b) {
@@ -131,10 +139,7 @@ Estimate batchMeans(std::span<const double> y, std::span<const double> d) {
 Estimate withVariance(const Estimate& e, double variance, double df) {
   Estimate out = e;
   out.variance = e.variance + variance;
-  double denom = 0;
-  if (std::isfinite(e.df) && e.df > 0) denom += e.variance * e.variance / e.df;
-  if (std::isfinite(df) && df > 0) denom += variance * variance / df;
-  out.df = denom > 0 ? out.variance * out.variance / denom : kInfinity;
+  out.df = satterthwaite(e.variance, e.df, variance, df);
   return out;
 }
 
@@ -160,18 +165,6 @@ Estimate acrossRuns(std::span<const double> values, double within, double within
   }
   return e;
 }
-
-namespace {
-
-// The degrees of freedom of a sum of variances a + b (Welch-Satterthwaite).
-double satterthwaite(double a, double a_df, double b, double b_df) {
-  double denom = 0;
-  if (std::isfinite(a_df) && a_df > 0) denom += a * a / a_df;
-  if (std::isfinite(b_df) && b_df > 0) denom += b * b / b_df;
-  return denom > 0 ? (a + b) * (a + b) / denom : kInfinity;
-}
-
-}  // namespace
 
 Comparison compare(const Estimate& base, const Estimate& next) {
   Comparison c;
