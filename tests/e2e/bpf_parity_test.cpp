@@ -225,8 +225,10 @@ TEST_F(BpfParity, KernelStacks) {
   const Figures bpf = figuresOf(bpf_p, {"syscall_loop(double)"});
   // Bounds: 4.1 points at ~11,700 samples an engine (plain build), 8.1 at
   // the 3,000 the ASan build on a loaded machine leaves the fixture.
-  // Completeness ("reached", within a point) is what shows that the BPF
-  // engine's kernel stacks are whole; this share shows they are there.
+  // This share is what shows the kernel frames are there, and it is weak:
+  // an engine that lost a few percent of its kernel stacks (their samples
+  // then ending in user code) would pass. Completeness ("reached", within
+  // a point) checks the user part below them, not the kernel frames.
   expectParity(perf, bpf, /*min_samples=*/2500, Shares::kBinomial);
   const double perf_kernel = kernelLeafShare(perf_p);
   ASSERT_GT(perf_kernel, 50.0) << "the fixture spends most of its time in the kernel";
