@@ -252,6 +252,9 @@ void Importer::symbolize(ImportOutcome& out) {
     if (!said) out.warnings.push_back(w);
   }
   if (options_.keep_code) symbolizer.keepCode(profile_);
+  // Names are interned: the files' and kallsyms' pages can go before the
+  // report builds its rows (the symbolizer is kept until exit, unused).
+  symbolizer.releaseFilePages();
   if (options_.keep_until_exit) keepUntilExit(std::move(owned));
 }
 
@@ -274,6 +277,9 @@ Result<ImportOutcome> Importer::run() {
                            " not decode and were left out; the first: " + first_malformed_);
   }
   converter_->finish(last_time_);
+  // Every stack is unwound: the unwinders' file pages are not needed while
+  // the files are read again to be symbolized.
+  converter_->releaseUnwindPages();
   finishMeta(out);
   if (options_.symbolize) symbolize(out);
   return out;

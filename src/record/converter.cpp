@@ -166,6 +166,11 @@ void Converter::enableOffCpu(uint64_t min_ns) {
   off_cpu_ = std::make_unique<OffCpuPairer>(profile_, start_ns_, min_ns);
 }
 
+void Converter::releaseUnwindPages() {
+  if (unwinder_) unwinder_->closeIdleModules();
+  if (fp_check_) fp_check_->closeIdleModules();
+}
+
 void Converter::finish(uint64_t end_ns) {
   if (off_cpu_ == nullptr) return;
   off_cpu_->finish(end_ns);

@@ -148,6 +148,11 @@ class Converter {
   // Ends the open off-CPU intervals at end_ns (CLOCK_MONOTONIC), once the
   // last record is applied.
   void finish(uint64_t end_ns);
+  // Lets the module files the unwinders mapped go from memory (their CFI
+  // pages; Unwinder::closeIdleModules). For a conversion that has applied
+  // its last record: a perf.data's report otherwise held them through the
+  // symbolization that follows, its peak memory (docs/BENCHMARKS.md).
+  void releaseUnwindPages();
   // Open off-CPU intervals as samples clipped at now_ns (live views).
   std::vector<model::Sample> openOffCpu(uint64_t now_ns) const;
 

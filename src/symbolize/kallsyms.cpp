@@ -293,6 +293,10 @@ Result<Kallsyms> Kallsyms::load(const std::string& path) {
   return k;
 }
 
+void Kallsyms::releasePages() const {
+  if (mapped_.valid()) ::madvise(mapped_.data(), mapped_.size(), MADV_DONTNEED);
+}
+
 std::optional<std::string_view> Kallsyms::lookup(uint64_t address) const {
   const KernelHit kernel = kernelAround(address, false);
   auto it = std::upper_bound(symbols_.begin(), symbols_.end(), address,

@@ -62,6 +62,10 @@ class Kallsyms {
   // True when the kernel's own lines are looked up in the text (not parsed
   // into the list): its part of the text looked sorted.
   [[nodiscard]] bool indexed() const { return indexed_; }
+  // Lets the pages of a mapped kallsyms file go from the process's memory;
+  // they are read in again (the same bytes) when a lookup or a name needs
+  // them. Nothing for a text read into memory.
+  void releasePages() const;
 
  private:
   // One "ADDRESS TYPE NAME" line; name and name_len are offsets in the line.

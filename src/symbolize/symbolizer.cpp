@@ -284,6 +284,7 @@ void Symbolizer::releaseFilePages() const {
     m->elf.releasePages();
     if (m->debug) m->debug->releasePages();
   }
+  if (kallsyms_) kallsyms_->releasePages();
 }
 
 Symbolizer::BatchPtr Symbolizer::begin(const model::Profile& profile) {

@@ -121,8 +121,9 @@ class Symbolizer {
   size_t forgetUnused(uint64_t batches, size_t max_modules);
   // Lets go of the least recently used module file; false when none is held.
   bool forgetLeastRecentlyUsed();
-  // Lets the pages of the module files read so far go from the process's
-  // memory (ElfFile::releasePages); they are read in again when used.
+  // Lets the pages of the module files read so far, and of a mapped kallsyms
+  // file, go from the process's memory (ElfFile::releasePages,
+  // Kallsyms::releasePages); they are read in again when used.
   void releaseFilePages() const;
   // Module files held (opened, or remembered as unusable).
   [[nodiscard]] size_t cachedModules() const { return cache_.size(); }

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <vector>
@@ -118,6 +119,31 @@ TEST(Kallsyms, TextSymbolsSortedAndLookedUp) {
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->start, 0xffffffff81000200ULL);
   EXPECT_EQ(r->end, 0xffffffffc0000000ULL);  // the next text symbol, past the data
+}
+
+// A mapped file's pages let go (a report does so once its frames are
+// named, for its peak memory): the answers and the names already handed out
+// read the same bytes again.
+TEST(Kallsyms, MappedFileAnswersTheSameAfterItsPagesGo) {
+  const std::string path = ::testing::TempDir() + "/kallsyms_release";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "ffffffff81000000 T _stext\n"
+           "ffffffff81000100 t first_local\n"
+           "ffffffff81000200 T second\n"
+           "ffffffffc0000000 t mod_func\t[ext4]\n";
+  }
+  auto k = Kallsyms::load(path);
+  std::remove(path.c_str());  // the mapping keeps the file
+  ASSERT_TRUE(k.ok()) << k.error().describe();
+  EXPECT_TRUE(k->indexed());
+  const std::optional<std::string_view> named = k->lookup(0xffffffff81000150ULL);
+  ASSERT_EQ(named, "first_local");
+  k->releasePages();
+  EXPECT_EQ(*named, "first_local");
+  EXPECT_EQ(k->lookup(0xffffffff81000150ULL), "first_local");
+  EXPECT_EQ(k->lookup(0xffffffff81000200ULL), "second");
+  EXPECT_EQ(k->lookup(0xffffffffc0000010ULL), "mod_func [ext4]");
 }
 
 TEST(Kallsyms, ZeroAddressesMeanHidden) {
