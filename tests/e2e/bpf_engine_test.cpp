@@ -80,7 +80,12 @@ std::map<int32_t, uint64_t> weightIn(const model::Profile& p, const std::string&
 TEST_F(BpfEngineTest, TwoThousandThreadsHalfCreatedAfterAttaching) {
   SKIP_WITHOUT_BPF();
   ScopedEnv debug("STROBE_DEBUG", "1");
-  Background fixture({kFixtures + "fixture_thread_swarm", "2000", "2000"});
+  // Its two busy threads at nice 19: they fill both CPUs of a 2-core
+  // machine, and strobe, there at nice 0 with the ring to drain, must keep
+  // up (clean run 19: the ASan-built strobe, beside them at the same
+  // priority, lost 4,964 of ~40,000 samples and 212 late threads went
+  // unsampled). Their own clocks, CPU time, do not depend on it.
+  Background fixture({"/usr/bin/nice", "-n", "19", kFixtures + "fixture_thread_swarm", "2000", "2000"});
   const int pid = fixture.pid();
   ASSERT_GT(pid, 0);
   ASSERT_TRUE(waitForFile(fixture.dir() + "/stdout", 30));
@@ -159,6 +164,7 @@ TEST_F(BpfEngineTest, TwoThousandThreadsHalfCreatedAfterAttaching) {
                   std::to_string(pieces) + " pieces";
     }
   }
+  EXPECT_EQ(p.meta().lost_samples, 0u) << "the ring overflowed: the checks below need every sample";
   EXPECT_LE(outside, 20) << "threads off by more than 3% and a period per piece:" << outliers;
   EXPECT_EQ(missed, 0) << "threads without a sample";
   for (int late = 0; late < 2; ++late) {
