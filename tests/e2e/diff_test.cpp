@@ -390,17 +390,18 @@ TEST_F(DiffTest, PerRequestNothingIsSlower) {
   EXPECT_EQ(per["base"]["runs"][0]["spans"].GetUint64(), 2000u);
   EXPECT_EQ(per["new"]["runs"][0]["spans"].GetUint64(), 4000u);
   // One run a side: as in checkOneFunctionSlower, a row may drift by under
-  // 10% between the two runs and be called slower; so may a row under 1% of
-  // a request's CPU (5 us: a handful of samples at 999 Hz), such as
-  // clock_gettime under ASan, seen at 0 -> 2-3.3 us in half the runs. The
-  // usual path and the total may not.
+  // 10% between the two runs and be called slower; so may a row under 2% of
+  // a request's CPU (10 us: a few samples at 999 Hz in 2,000 requests), such
+  // as clock_gettime under ASan, seen at 0 -> 2-3.3 us in half the runs and
+  // 0 -> 5.5 us once on a slow VM (clean run 21). The usual path and the
+  // total may not.
   for (const auto& r : per["rows"].GetArray()) {
     const auto base_self = static_cast<double>(r["base_self_ns"].GetInt64());
     const auto new_self = static_cast<double>(r["new_self_ns"].GetInt64());
     const std::string name = r["name"].GetString();
     if (name != "(anonymous namespace)::usual_path(unsigned long)" &&
         (std::abs(new_self - base_self) < 0.1 * base_self ||
-         std::max(base_self, new_self) < 0.01 * 500'000)) {
+         std::max(base_self, new_self) < 0.02 * 500'000)) {
       continue;
     }
     EXPECT_STRNE(r["verdict"].GetString(), "slower")
