@@ -85,7 +85,8 @@ TEST_F(BpfEngineTest, TwoThousandThreadsHalfCreatedAfterAttaching) {
   // up (clean run 19: the ASan-built strobe, beside them at the same
   // priority, lost 4,964 of ~40,000 samples and 212 late threads went
   // unsampled). Their own clocks, CPU time, do not depend on it.
-  Background fixture({"/usr/bin/nice", "-n", "19", kFixtures + "fixture_thread_swarm", "2000", "2000"});
+  Background fixture(
+      {"/usr/bin/nice", "-n", "19", kFixtures + "fixture_thread_swarm", "2000", "2000"});
   const int pid = fixture.pid();
   ASSERT_GT(pid, 0);
   ASSERT_TRUE(waitForFile(fixture.dir() + "/stdout", 30));

@@ -125,10 +125,8 @@ class DiffTest : public ::testing::Test {
   static bool recorded() {
     runs(false);
     EXPECT_EQ(record_error_, "") << "strobe record failed";
-    EXPECT_EQ(drift_error_, "") << "pairs whose runs got CPU more than "
-                                << 100 * kMaxTolerableDrift
-                                << "% apart for the same work in " << kAttempts
-                                << " attempts each";
+    EXPECT_EQ(drift_error_, "") << "pairs whose runs got CPU more than " << 100 * kMaxTolerableDrift
+                                << "% apart for the same work in " << kAttempts << " attempts each";
     return record_error_.empty() && drift_error_.empty();
   }
 
