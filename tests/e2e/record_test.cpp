@@ -106,12 +106,15 @@ TEST_F(RecordTest, SharesOfSixThreeOneOnTwoThreads) {
 }
 
 TEST_F(RecordTest, SampleCountMatchesCpuTimeAtTheRequestedRate) {
-  // The fixture's two busy threads at nice 19: on a 2-core machine they
-  // fill both CPUs, and the recorder, at nice 0, must still drain its
-  // rings (clean run 21: the ASan-built strobe beside them at the same
-  // priority lost 10 of 3,310 samples on a slow VM). Counts and CPU time
-  // are the target's own, whatever its priority.
-  Ran r = record({"/usr/bin/nice", "-n", "19", kFixtures + "fixture_shares"});
+  // The recorder at nice -10 and the fixture it starts back at nice 0: on
+  // a 2-core machine the fixture's two busy threads fill both CPUs, and the
+  // recorder must still drain its rings (clean run 21: the ASan-built
+  // strobe at their priority lost 10 of 3,310 samples on a slow VM). Not
+  // the fixture at nice 19: beside another test's busy threads it gets
+  // ~1.5% of a CPU and its 3 s of work takes minutes. Without root the
+  // recorder stays at nice 0 (nice says so) and the fixture goes to 10.
+  Ran r = runProcess({"/usr/bin/nice", "-n", "-10", kStrobe, "record", "-o", db(), "-F", "999",
+                      "--", "/usr/bin/nice", "-n", "10", kFixtures + "fixture_shares"});
   ASSERT_EQ(r.status, 0) << r.err;
   model::Profile p = load();
   const double cpu_s = static_cast<double>(p.meta().target_cpu_ns) / 1e9;
