@@ -1,16 +1,20 @@
 // strobe diff as a pprof profile: one sample per node of the merged call
 // tree (model/diff_tree.hpp) whose self changed, its value the new side's
 // self minus the base's (mean per run, in the diff's unit), its stack the
-// node's frames; one location per frame and one function per function
-// identity (no addresses: the two sides' differ; an unresolved frame is a
-// location in its module's mapping, which pprof names [module], as it
-// does report's unresolved locations). What `pprof -top` shows
+// node's frames; one location per inline chain (the frames inlined into
+// their caller, then that caller: lines leaf first, as report's pprof and
+// profile.proto have them, so that pprof marks the inlined ones
+// "(inline)" alike in both) and one function per function identity (no
+// addresses: the two sides' differ; an unresolved frame is a location in
+// its module's mapping, which pprof names [module], as it does report's
+// unresolved locations). What `pprof -top` shows
 // of it is what `pprof -diff_base BASE NEW` shows of the two runs' own
 // profiles: flat = the change of self, cum = the change of total.
 #include <protozero/pbf_writer.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <unordered_map>
 
 #include "output/diff_writers.hpp"
@@ -30,15 +34,30 @@ Status writeDiffPprof(const model::ProfileDiff& d, const model::DiffTree& t, std
     vt.add_int64(pb::kType, strings.intern(d.measure.type));
     vt.add_int64(pb::kUnit, strings.intern(d.measure.unit));
   }
+  // Locations: each inline chain (frame ids, leaf first) once, numbered
+  // from 1 in the order met.
+  std::map<std::vector<uint32_t>, uint64_t> chains;
+  std::vector<const std::vector<uint32_t>*> chain_of;  // by location id - 1
+  std::vector<uint32_t> chain;
   std::vector<uint64_t> locs;
   for (size_t id = 1; id < t.nodes.size(); ++id) {
     const model::DiffNode& n = t.nodes[id];
     const auto value = static_cast<int64_t>(std::llround(n.next_self - n.base_self));
     if (value == 0) continue;
     locs.clear();
+    chain.clear();
     for (uint32_t x = static_cast<uint32_t>(id); x != 0 && x != model::kNone;
          x = t.nodes[x].parent) {
-      locs.push_back(t.nodes[x].frame + 1ULL);
+      const uint32_t frame = t.nodes[x].frame;
+      chain.push_back(frame);
+      const uint32_t parent = t.nodes[x].parent;
+      // The chain goes on into the caller while this frame was inlined
+      // into it (never past the root).
+      if (t.frames[frame].inlined && parent != 0 && parent != model::kNone) continue;
+      auto [it, added] = chains.try_emplace(chain, chains.size() + 1);
+      if (added) chain_of.push_back(&it->first);
+      locs.push_back(it->second);
+      chain.clear();
     }
     protozero::pbf_writer s(w, pb::kSample);
     s.add_packed_uint64(pb::kLocationId, locs.begin(), locs.end());
@@ -56,15 +75,20 @@ Status writeDiffPprof(const model::ProfileDiff& d, const model::DiffTree& t, std
   // the names); unresolved frames are locations in it without lines, as
   // report's pprof writes them (pprof names them [module]).
   std::unordered_map<std::string, uint64_t> mappings;
-  for (size_t i = 0; i < t.frames.size(); ++i) {
-    const model::DiffFrame& f = t.frames[i];
+  for (size_t i = 0; i < chain_of.size(); ++i) {
+    const std::vector<uint32_t>& frames = *chain_of[i];
+    const model::DiffFrame& outer = t.frames[frames.back()];
     protozero::pbf_writer l(w, pb::kLocation);
     l.add_uint64(pb::kLocId, i + 1);
-    l.add_uint64(pb::kMappingId, mappings.try_emplace(f.module, mappings.size() + 1).first->second);
-    if (f.unresolved) continue;
-    protozero::pbf_writer ln(l, pb::kLine);
-    ln.add_uint64(pb::kFunctionId, f.function + 1ULL);
-    ln.add_int64(pb::kLineNo, f.line);
+    l.add_uint64(pb::kMappingId,
+                 mappings.try_emplace(outer.module, mappings.size() + 1).first->second);
+    for (const uint32_t frame : frames) {
+      const model::DiffFrame& f = t.frames[frame];
+      if (f.unresolved) continue;
+      protozero::pbf_writer ln(l, pb::kLine);
+      ln.add_uint64(pb::kFunctionId, f.function + 1ULL);
+      ln.add_int64(pb::kLineNo, f.line);
+    }
   }
   std::vector<std::pair<uint64_t, std::string>> by_id;
   for (const auto& [module, id] : mappings) by_id.emplace_back(id, module);

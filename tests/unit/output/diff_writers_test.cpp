@@ -194,6 +194,33 @@ TEST_F(DiffWritersTest, PprofValuesAreNewMinusBase) {
   }
 }
 
+// An inlined frame shares its caller's location, leaf first, as in
+// report's pprof: pprof then marks it "(inline)" in both profiles alike.
+TEST_F(DiffWritersTest, PprofKeepsInlineChainsInOneLocation) {
+  const PbProfile p = decodePprof(render(output::Format::kPprof));
+  auto fname = [&](const PbLine& l) { return p.s(p.functions.at(l.function).name); };
+  int chains = 0;
+  for (const auto& [id, loc] : p.locations) {
+    for (size_t i = 0; i < loc.lines.size(); ++i) {
+      if (fname(loc.lines[i]) != "synth::helper(int)") continue;
+      ASSERT_EQ(loc.lines.size(), 2u) << "helper(int) alone in location " << id;
+      EXPECT_EQ(i, 0u);
+      EXPECT_EQ(fname(loc.lines[1]), "synth::compute(int)");
+      ++chains;
+    }
+  }
+  EXPECT_EQ(chains, 1);
+  // A sample whose leaf is that location has compute(int)'s caller next,
+  // not compute(int) again.
+  for (const PbSample& s : p.samples) {
+    const PbLocation& leaf = p.locations.at(s.locations.front());
+    if (leaf.lines.size() != 2 || s.locations.size() < 2) continue;
+    const PbLocation& next = p.locations.at(s.locations[1]);
+    ASSERT_FALSE(next.lines.empty());
+    EXPECT_NE(fname(next.lines.back()), "synth::compute(int)");
+  }
+}
+
 TEST_F(DiffWritersTest, ComparePageCarriesBothRunsAsText) {
   output::DiffReportOptions opt;
   opt.runs = {&base_, &next_};
