@@ -308,7 +308,7 @@ void Converter::onSample(const perf::SampleRecord& r) {
   model::Sample s{t, tid, r.cpu, stack, r.period, end};
   s.kind = kind_;
   profile_.addSample(s);
-  throttle_.onSample(profile_.samples());
+  throttle_.onSample(profile_.samples(), r.time);
 }
 
 void Converter::onSample(const perf::SampleRecord& r, const SampleExtras& extras) {

@@ -11,8 +11,17 @@ void ThrottleAccount::takeSample(const std::vector<model::Sample>& samples) {
   if (auto o = open_.find(a->second); o != open_.end()) {
     o->second.index = samples.size() - 1;
     o->second.sample_time = s.time_ns;
+    o->second.cpu = s.cpu;
   }
   awaiting_.erase(a);
+}
+
+void ThrottleAccount::cutByOthers(const model::Sample& s, uint64_t time) {
+  for (auto& [id, o] : open_) {
+    if (o.index != SIZE_MAX && o.tid != s.tid && o.cpu == s.cpu && time > o.start) {
+      o.cut = std::min(o.cut, time);
+    }
+  }
 }
 
 void ThrottleAccount::onThrottle(uint64_t event_id, int32_t tid, uint64_t time) {
@@ -27,7 +36,8 @@ void ThrottleAccount::close(const Open& o, uint64_t time, std::vector<model::Sam
       samples[o.index].time_ns != o.sample_time) {
     return;
   }
-  const uint64_t add = std::min(length, kMaxTickNs);
+  const uint64_t on_cpu = std::min(time, o.cut) > o.start ? std::min(time, o.cut) - o.start : 0;
+  const uint64_t add = std::min(on_cpu, kMaxTickNs);
   samples[o.index].weight += add;
   weighted_ns_ += add;
 }

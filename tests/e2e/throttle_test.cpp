@@ -8,6 +8,7 @@
 // Label e2e, SERIAL: the limit is the whole machine's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -63,11 +64,34 @@ TEST(Throttle, AThrottledThreadKeepsItsCpuTime) {
   const auto steady_tid = static_cast<int32_t>(outputNumber(ran.out, "steady_tid"));
   const double steady_s = static_cast<double>(outputNumber(ran.out, "steady_cpu_ns")) / 1e9;
   uint64_t weight = 0;
-  for (const model::Sample& s : p.samples()) weight += s.tid == steady_tid ? s.weight : 0;
+  uint64_t first_ns = UINT64_MAX;
+  uint64_t last_ns = 0;
+  for (const model::Sample& s : p.samples()) {
+    if (s.tid != steady_tid) continue;
+    weight += s.weight;
+    first_ns = std::min(first_ns, s.time_ns);
+    last_ns = std::max(last_ns, s.time_ns);
+  }
+  ASSERT_GT(last_ns, first_ns);
   const double sampled_s = static_cast<double>(weight) / 1e9;
-  std::printf("steady thread: %.3f s sampled, %.3f s by its clock; %llu throttles\n", sampled_s,
-              steady_s, static_cast<unsigned long long>(p.meta().throttle_events));
-  EXPECT_NEAR(sampled_s / steady_s, 1.0, 0.03) << ran.err;
+  // The weighting's error model (record/throttle_account.hpp): an interval
+  // runs to the tick, or to the thread's next switch-in, capped at a tick,
+  // so time the thread was preempted within it by a task strobe does not
+  // sample counts as its own. Over the run that is at most the weighted
+  // time times the share of the run the thread spent off the CPU: ~0 on an
+  // idle machine, where the bound is 3% either way; clean run 23's slow VM
+  // gave the steady thread 2.6 s of CPU in 6 s, and it was sampled 5.7%
+  // over (a fifth of the weighted 285 ms).
+  const double wall_s = static_cast<double>(last_ns - first_ns) / 1e9;
+  const double off_cpu = std::clamp(1.0 - steady_s / wall_s, 0.0, 1.0);
+  const double weighted_s = static_cast<double>(p.meta().throttle_weighted_ns) / 1e9;
+  std::printf(
+      "steady thread: %.3f s sampled, %.3f s by its clock in %.3f s; %llu throttles, %.3f s "
+      "weighted in all, off the CPU %.0f%% of the run\n",
+      sampled_s, steady_s, wall_s, static_cast<unsigned long long>(p.meta().throttle_events),
+      weighted_s, 100 * off_cpu);
+  EXPECT_GE(sampled_s, 0.97 * steady_s) << ran.err;
+  EXPECT_LE(sampled_s, 1.03 * steady_s + off_cpu * weighted_s) << ran.err;
 
   EXPECT_NE(ran.err.find("strobe: warning: the kernel throttled sampling "), std::string::npos)
       << ran.err;
