@@ -150,6 +150,7 @@ Status Consumer::join(int reader, int32_t pid) {
   joinReader(h, reader, pid, now);
   reader_ = reader;
   pid_ = pid;
+  joined_ns_ = now;
   return {};
 }
 
@@ -254,6 +255,8 @@ void Consumer::drainSlot(uint32_t i, Sink& sink) {
       std::memcpy(&r, scratch_.data(), sizeof r);
       if (r.end_ns < r.start_ns) {
         ++stats_.malformed;
+      } else if (r.start_ns < joined_ns_) {
+        // Began before this reader joined: another reader's.
       } else {
         sink.span(SpanEvent{id.tid, r.depth, r.start_ns, r.end_ns, name(r.h.arg)});
         ++stats_.spans;

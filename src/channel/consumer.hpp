@@ -102,6 +102,10 @@ class Consumer {
 
   int reader_ = -1;
   int32_t pid_ = 0;
+  // CLOCK_MONOTONIC of this reader's join: spans that began before it are
+  // not this reader's (the program records them for a reader that was
+  // there), 0 when adopted (joined on our behalf before any span).
+  uint64_t joined_ns_ = 0;
   struct SlotSeen {
     uint64_t dropped = 0;
     uint64_t too_deep = 0;

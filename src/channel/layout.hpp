@@ -15,8 +15,9 @@
 //
 // Readers: kReaders slots (the process's own session, one external strobe).
 // `gate` holds the mask of active readers (low 32 bits) and a generation that
-// grows with every join (high 32 bits): the program's fast path loads it
-// once and records nothing while the mask is 0.
+// grows when a reader joins while none is active (high 32 bits): the
+// program's fast path loads it once and records nothing while the mask is
+// 0; a thread's open spans are kept while the generation stays its own.
 //
 // Values are native-endian and native-aligned (both sides run on the same
 // machine). Every atomic here is lock-free and address-free, so it works

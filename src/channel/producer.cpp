@@ -156,7 +156,13 @@ void joinReader(Header* h, int reader, int32_t pid, uint64_t now_ns) {
   uint64_t g = h->gate.load(std::memory_order_relaxed);
   uint64_t want = 0;
   do {
-    want = (uint64_t{gateGeneration(g) + 1} << 32) | (gateMask(g) | bit);
+    // A new generation only when recording starts (no reader was active):
+    // then the threads' span stacks, kept by no one, start afresh. A reader
+    // joining another leaves them whole (Consumer skips what began before
+    // it joined); the threads' cached ring limits stay safe, since the new
+    // reader's tail is the head.
+    const uint32_t generation = gateGeneration(g) + (gateMask(g) == 0 ? 1 : 0);
+    want = (uint64_t{generation} << 32) | (gateMask(g) | bit);
   } while (!h->gate.compare_exchange_weak(g, want, std::memory_order_acq_rel));
 }
 

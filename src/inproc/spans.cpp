@@ -128,8 +128,9 @@ ThreadState* prepare(uint64_t gate) {
   if (channel::gateMask(gate) == 0) return nullptr;
   ThreadState* t = threadState(p);
   if (t == nullptr) return nullptr;
-  // A reader joined since this thread last recorded: spans open now began
-  // before it and are not recorded; the ring's limit is read afresh.
+  // Recording started since this thread last recorded (no reader was
+  // active in between): spans open now began before it and are not
+  // recorded; the ring's limit is read afresh.
   t->generation = channel::gateGeneration(gate);
   t->depth = 0;
   if (t->writer.attached()) t->writer.reset();

@@ -11,7 +11,8 @@
 // and appends one 32-byte record to the thread's ring: a clock read and a
 // store, no lock, no allocation, no system call. The stack keeps
 // kMaxDepth open spans; deeper ones are counted, not recorded. A span that
-// began before the current reader joined is not recorded.
+// began while no reader was active is not recorded; one that began before a
+// second reader joined is recorded for the first only.
 //
 // Thread safety: every function may be called from any thread. Not
 // async-signal-safe (the slow paths allocate and take a mutex). After

@@ -46,8 +46,12 @@ Thread claim(Producer& p, int32_t tid) {
   return t;
 }
 
+// The tests' span times, kBase + their own: after any reader's join (a
+// reader skips spans that began before it joined), far from the clock's now.
+constexpr uint64_t kBase = uint64_t{1} << 62;
+
 bool span(Producer& p, Thread& t, const char* name, uint64_t start, uint64_t end, uint32_t depth) {
-  SpanRecord r{{kSpan, sizeof(SpanRecord), p.nameId(name)}, start, end, depth, 0};
+  SpanRecord r{{kSpan, sizeof(SpanRecord), p.nameId(name)}, kBase + start, kBase + end, depth, 0};
   return t.w.append(&r, sizeof r, end);
 }
 
@@ -88,8 +92,8 @@ TEST(Channel, SpansAndRolesReachTheReaderInOrder) {
   ASSERT_EQ(got.spans.size(), 3u);
   EXPECT_EQ(got.names, (std::vector<std::string>{"request", "parse", "request"}));
   EXPECT_EQ(got.spans[0].tid, 100);
-  EXPECT_EQ(got.spans[0].start_ns, 10u);
-  EXPECT_EQ(got.spans[0].end_ns, 50u);
+  EXPECT_EQ(got.spans[0].start_ns, kBase + 10);
+  EXPECT_EQ(got.spans[0].end_ns, kBase + 50);
   EXPECT_EQ(got.spans[1].depth, 1u);
   EXPECT_EQ(got.spans[2].tid, 101);
   EXPECT_EQ(got.roles[100], "worker/3");
@@ -166,7 +170,7 @@ TEST(Channel, RecordsWrapAroundTheRingWithPadding) {
     c->drain(got);
   }
   ASSERT_EQ(got.spans.size(), sent);
-  for (uint64_t i = 0; i < sent; ++i) ASSERT_EQ(got.spans[i].start_ns, i) << "span " << i;
+  for (uint64_t i = 0; i < sent; ++i) ASSERT_EQ(got.spans[i].start_ns, kBase + i) << "span " << i;
   EXPECT_GT(t.slot->head.load(), uint64_t{kRingBytes} * 3);
   EXPECT_EQ(c->stats().malformed, 0u);
   EXPECT_EQ(got.roles[100], "lapper/" + std::to_string(999 - (999 - 3) % 7));
@@ -191,6 +195,40 @@ TEST(Channel, TwoReadersEachGetEverything) {
   EXPECT_FALSE(span(*p, t, "x", 0, 1, 0));
   strobe->drain(b);
   EXPECT_EQ(b.spans.size(), kRingBytes / sizeof(SpanRecord));
+}
+
+// A reader joining another keeps the generation (the program's threads
+// keep their open spans) and skips the spans that began before it joined;
+// the first reader's join, with none active, starts a new one.
+TEST(Channel, ASecondReaderKeepsTheGenerationAndSkipsWhatBeganBefore) {
+  auto p = make();
+  auto own = reader(*p);
+  auto strobe = reader(*p);
+  const uint32_t before = gateGeneration(p->header()->gate.load());
+  ASSERT_TRUE(own->join(kReaderInProcess, 1).ok());
+  const uint32_t recording = gateGeneration(p->header()->gate.load());
+  EXPECT_EQ(recording, before + 1);
+  Thread t = claim(*p, 100);
+  const uint64_t began = monotonicNs();
+  ASSERT_TRUE(strobe->join(kReaderExternal, 2).ok());
+  EXPECT_EQ(gateGeneration(p->header()->gate.load()), recording);
+  const uint64_t now = monotonicNs();
+  SpanRecord open_then{{kSpan, sizeof(SpanRecord), p->nameId("open then")}, began, now, 0, 0};
+  SpanRecord after{{kSpan, sizeof(SpanRecord), p->nameId("after")}, now, now + 1, 0, 0};
+  ASSERT_TRUE(t.w.append(&open_then, sizeof open_then, now));
+  ASSERT_TRUE(t.w.append(&after, sizeof after, now));
+  Collected a, b;
+  own->drain(a);
+  strobe->drain(b);
+  EXPECT_EQ(a.names, (std::vector<std::string>{"open then", "after"}));
+  EXPECT_EQ(b.names, (std::vector<std::string>{"after"}));
+  EXPECT_EQ(b.spans.size(), b.names.size());
+  EXPECT_EQ(strobe->stats().lost(), 0u);
+  // Both gone, then one back: a new generation.
+  own->leave();
+  strobe->leave();
+  ASSERT_TRUE(own->join(kReaderInProcess, 1).ok());
+  EXPECT_EQ(gateGeneration(p->header()->gate.load()), recording + 1);
 }
 
 TEST(Channel, ASecondLiveReaderIsRefusedAStaleOneReplaced) {
@@ -283,9 +321,9 @@ TEST(Channel, DamagedRecordsAreSkippedAndCounted) {
   EXPECT_EQ(c->stats().overrun, 10 * uint64_t{kRingBytes});
   // A span ending before it starts, an unknown kind, an unknown name id.
   uint64_t h = t.slot->head.load();
-  SpanRecord backwards{{kSpan, sizeof(SpanRecord), 0}, 9, 3, 0, 0};
+  SpanRecord backwards{{kSpan, sizeof(SpanRecord), 0}, kBase + 9, kBase + 3, 0, 0};
   RecordHeader unknown{77, 16, 0};
-  SpanRecord nameless{{kSpan, sizeof(SpanRecord), 3999}, 1, 2, 0, 0};
+  SpanRecord nameless{{kSpan, sizeof(SpanRecord), 3999}, kBase + 1, kBase + 2, 0, 0};
   std::memcpy(ring + (h & (kRingBytes - 1)), &backwards, sizeof backwards);
   std::memcpy(ring + ((h + 32) & (kRingBytes - 1)), &unknown, sizeof unknown);
   std::memcpy(ring + ((h + 48) & (kRingBytes - 1)), &nameless, sizeof nameless);
