@@ -36,8 +36,8 @@ void ThrottleAccount::close(const Open& o, uint64_t time, std::vector<model::Sam
       samples[o.index].time_ns != o.sample_time) {
     return;
   }
-  const uint64_t on_cpu = std::min(time, o.cut) > o.start ? std::min(time, o.cut) - o.start : 0;
-  const uint64_t add = std::min(on_cpu, kMaxTickNs);
+  const uint64_t end = std::min(time, o.cut);
+  const uint64_t add = std::min(end > o.start ? end - o.start : 0, kMaxTickNs);
   samples[o.index].weight += add;
   weighted_ns_ += add;
 }

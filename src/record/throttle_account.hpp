@@ -23,8 +23,7 @@
 // task strobe does not sample ran there before the tick (a busy thread on
 // a loaded VM was sampled 5.7% over its own clock, with 285 ms weighted
 // in); the header's warning says how much was weighted in, which bounds
-// it. The
-// kernel's own count cannot bound it: since Linux 6.16 a throttled
+// it. The kernel's own count cannot bound it: since Linux 6.16 a throttled
 // cpu-clock event stops counting too.
 //
 // Records come in time order: a THROTTLE, then its sample (same tid), ...,
