@@ -80,13 +80,13 @@ std::map<int32_t, uint64_t> weightIn(const model::Profile& p, const std::string&
 TEST_F(BpfEngineTest, TwoThousandThreadsHalfCreatedAfterAttaching) {
   SKIP_WITHOUT_BPF();
   ScopedEnv debug("STROBE_DEBUG", "1");
-  // strobe at nice -10 (BPF needs root, which may raise a priority): the
-  // swarm's two busy threads fill both CPUs of a 2-core machine, and strobe
-  // must drain the ring beside them (clean run 19: the ASan-built strobe at
-  // their priority lost 4,964 of ~40,000 samples and 212 late threads went
-  // unsampled). Not the swarm at nice 19 instead: beside another test's
-  // busy threads at nice 0 it got ~1.5% of a CPU, and strobe's 15 s ended
-  // before 1,821 of its threads had run (stop 37's CI run).
+  // strobe at nice -10 (atNice; BPF needs root): the swarm's two busy
+  // threads fill both CPUs of a 2-core machine, and strobe must drain the
+  // ring beside them (clean run 19: the ASan-built strobe at their priority
+  // lost 4,964 of ~40,000 samples and 212 late threads went unsampled). Not
+  // the swarm at nice 19 instead: beside another test's busy threads at
+  // nice 0 it got ~1.5% of a CPU, and strobe's 15 s ended before 1,821 of
+  // its threads had run (stop 37's CI run).
   Background fixture({kFixtures + "fixture_thread_swarm", "2000", "2000"});
   const int pid = fixture.pid();
   ASSERT_GT(pid, 0);
@@ -96,27 +96,10 @@ TEST_F(BpfEngineTest, TwoThousandThreadsHalfCreatedAfterAttaching) {
     sleepMs(50);
   }
   ASSERT_NE(readFile(fixture.dir() + "/stdout").find("ready"), std::string::npos);
-  const int strobe = startProcess({"/usr/bin/nice",
-                                   "-n",
-                                   "-10",
-                                   kStrobe,
-                                   "record",
-                                   "--engine",
-                                   "bpf",
-                                   "-k",
-                                   "-g",
-                                   "auto",
-                                   "-F",
-                                   "9999",
-                                   "--mmap-pages",
-                                   "1024",
-                                   "-d",
-                                   "15s",
-                                   "-p",
-                                   std::to_string(pid),
-                                   "-o",
-                                   db()},
-                                  dir_);
+  const int strobe = startProcess(
+      atNice(-10, {kStrobe, "record", "--engine", "bpf", "-k", "-g", "auto", "-F", "9999",
+                   "--mmap-pages", "1024", "-d", "15s", "-p", std::to_string(pid), "-o", db()}),
+      dir_);
   ASSERT_GT(strobe, 0);
   // Sampling has begun once its events exist: one per CPU, however many threads.
   const int cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));

@@ -113,8 +113,9 @@ TEST_F(RecordTest, SampleCountMatchesCpuTimeAtTheRequestedRate) {
   // the fixture at nice 19: beside another test's busy threads it gets
   // ~1.5% of a CPU and its 3 s of work takes minutes. Without root the
   // recorder stays at nice 0 (nice says so) and the fixture goes to 10.
-  Ran r = runProcess({"/usr/bin/nice", "-n", "-10", kStrobe, "record", "-o", db(), "-F", "999",
-                      "--", "/usr/bin/nice", "-n", "10", kFixtures + "fixture_shares"});
+  std::vector<std::string> argv = atNice(-10, {kStrobe, "record", "-o", db(), "-F", "999", "--"});
+  for (std::string& a : atNice(10, {kFixtures + "fixture_shares"})) argv.push_back(std::move(a));
+  Ran r = runProcess(argv);
   ASSERT_EQ(r.status, 0) << r.err;
   model::Profile p = load();
   const double cpu_s = static_cast<double>(p.meta().target_cpu_ns) / 1e9;

@@ -183,6 +183,11 @@ int lineOf(const std::string& path, const std::string& needle) {
   return 0;
 }
 
+std::vector<std::string> atNice(int adjustment, std::vector<std::string> argv) {
+  argv.insert(argv.begin(), {"/usr/bin/nice", "-n", std::to_string(adjustment)});
+  return argv;
+}
+
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);

@@ -41,6 +41,13 @@ struct SharedRun {
 // another engine, makes it anew.
 SharedRun runOnce(const std::string& name, const std::vector<std::string>& argv);
 
+// argv under `nice -n adjustment`: a recorder at -10 drains its rings
+// beside a fixture whose busy threads fill the machine's cores, without
+// starving the fixture as a fixture at nice 19 would be beside another
+// test's busy threads. Raising a priority needs root (the BPF and
+// perf-event tests have it); without it nice says so and runs argv as is.
+std::vector<std::string> atNice(int adjustment, std::vector<std::string> argv);
+
 // Starts argv in the background with stdout/stderr to files in `dir`;
 // returns the pid. waitProcess() collects it like runProcess().
 int startProcess(const std::vector<std::string>& argv, const std::string& dir);
