@@ -38,9 +38,10 @@ class PerfDataTest : public ::testing::Test {
              const std::vector<std::string>& command) const;
   [[nodiscard]] std::string path(const std::string& name) const { return dir_ + "/" + name; }
 
-  // perf report --no-children --sort sym -g none of `data` (plus `args`),
-  // each symbol's share of what the report covers (entries of one name
-  // added up, and scaled to 100% when `args` filter, e.g. --comms).
+  // perf report --no-children --sort comm,sym -g none of `data` (plus
+  // `args`), each symbol's share of what the report covers (entries of one
+  // name added up over commands, and scaled to 100% when `args` filter,
+  // e.g. --comms).
   // With `event`: that event's table only (perf report prints one per event).
   Shares perfShares(const std::string& data, const std::vector<std::string>& args = {},
                     const std::string& event = {}) const;
