@@ -21,7 +21,7 @@ FUZZ_SECONDS ?= 300
 TIMED = scripts/timed.sh
 
 .PHONY: all deps deps-test build build-tests demo test package clean bench-overhead bench-dwarf \
-  bench-inproc bench-offcpu bench-stream build-asan test-asan build-fuzz fuzz test-fuzz fuzz-asan
+  bench-inproc bench-offcpu bench-stream build-asan test-asan asan-ctest build-fuzz fuzz test-fuzz fuzz-asan
 
 all: build
 
@@ -70,10 +70,16 @@ build-asan: deps-test $(ASAN_BUILD)/build.ninja
 # The unit and end-to-end tests (labels unit, e2e) against the ASan+UBSan
 # strobe and libstrobe; any report fails the test that caused it.
 test-asan: build-asan
+	$(MAKE) --no-print-directory asan-ctest
+
+# Those tests without building first; ASAN_TESTS selects (scripts/test.sh
+# runs them in parts).
+ASAN_TESTS ?= -L '^(unit|e2e)$$'
+asan-ctest:
 	env -u DEBUGINFOD_URLS ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ASAN_SYMBOLIZER_PATH=$(shell command -v llvm-symbolizer-16) \
-	  ctest --test-dir $(ASAN_BUILD) -L '^(unit|e2e)$$' --output-on-failure -j $(JOBS) --timeout 600
+	  ctest --test-dir $(ASAN_BUILD) $(ASAN_TESTS) --output-on-failure -j $(JOBS) --timeout 600
 
 $(FUZZ_BUILD)/build.ninja:
 	cmake -S . -B $(FUZZ_BUILD) -G Ninja $(FUZZ_FLAGS)

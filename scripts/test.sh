@@ -4,18 +4,25 @@
 # the plain one at idle priority:
 #
 #   build        strobe, libstrobe, the tests and fixtures, the TSan libstrobe
-#   tests        the tests of that build (ctest), but | asan-build, idle
-#                the consumer and package tests
-#   asan-build   the rest of the ASan+UBSan build (clang), if the tests
-#                outran it
-#   asan-tests   the unit and e2e tests against it   | the fuzz targets (of
-#                                                    | that build), then each
+#   tests        the tests of that build (ctest), but | asan-build, then its
+#                the consumer and package tests      | unit tests that need
+#                                                    | not run alone, idle;
+#                                                    | agent_push
+#   asan-build   the rest of the ASan+UBSan build (clang) and those tests,
+#                if the tests outran them
+#   asan-tests   the other unit and the e2e tests    | the fuzz targets (of
+#                against it                          | that build), then each
 #                                                    | for 10 s, one at a
 #                                                    | time, idle; the
 #                                                    | consumer and package
-#                                                    | tests, idle
+#                                                    | tests, idle;
+#                                                    | agent_push
 #   fuzz         what is left of the fuzz runs
-#   consumers    what is left of those tests
+#   consumers    what is left of the consumer and package tests
+#
+# agent_push (about 75 s, mostly waiting out its receiver's outage) runs
+# beside each test phase at normal priority: in the phase, ctest would hold
+# every RUN_SERIAL test back until it ended.
 #
 # The tests run at normal priority and the builds beside them under
 # SCHED_IDLE (chrt -i): a build only takes CPU time that the tests leave
@@ -29,6 +36,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${BUILD:=build}" "${ASAN_BUILD:=build-asan}"
+export ASAN_BUILD  # for scripts/ctest_numbers.py in the background
 : "${JOBS:=$(nproc)}" "${MAKE:=make}" "${FUZZ_SECONDS:=10}"
 make_=("$MAKE" --no-print-directory BUILD="$BUILD" ASAN_BUILD="$ASAN_BUILD" JOBS="$JOBS")
 failed=()
@@ -62,6 +70,13 @@ finish() {  # finish NAME: waits for it; prints its phases' times
   fi
   return "$status"
 }
+# beside NAME CMD...: as background, at normal priority.
+beside() {
+  local name=$1
+  shift
+  setsid "$@" > "$name.log" 2>&1 &
+  bg_pid[$name]=$!
+}
 stop_background() {
   for pid in "${bg_pid[@]}"; do kill -- "-$pid" 2>/dev/null; done
 }
@@ -85,8 +100,18 @@ tests/browser/install.sh || { failed+=(browser-install); summary; }
 # later, beside the ASan tests (which leave a core idle), rather than here,
 # where the machine is busy with the sanitized build.
 consumers='^(consumer|package)$'
-background asan-build scripts/timed.sh asan-build "${make_[@]}" build-asan
-phase tests ctest --test-dir "$BUILD" -LE "$consumers" --output-on-failure -j "$JOBS" --timeout 300
+push=e2e.agent_push
+# The sanitized build, then its unit tests that need not run alone: they
+# take what the plain build's serial tests leave (exit 2: the build failed).
+# shellcheck disable=SC2016
+background asan-build bash -c 'scripts/timed.sh asan-build "$@" build-asan || exit 2
+  early=$(scripts/ctest_numbers.py "$ASAN_BUILD" early) || exit 2
+  scripts/timed.sh asan-unit "$@" asan-ctest ASAN_TESTS="-I 0,0,0,$early"' _ "${make_[@]}"
+beside push scripts/timed.sh push ctest --test-dir "$BUILD" -R "^$push\$" --output-on-failure \
+  --timeout 300
+phase tests ctest --test-dir "$BUILD" -LE "$consumers" -E "^$push\$" --output-on-failure -j "$JOBS" \
+  --timeout 300
+finish push
 
 # The fuzz targets, built with the ASan tests' strobe, are built and run
 # beside those tests at idle priority, one at a time (the tests keep a core),
@@ -94,11 +119,21 @@ phase tests ctest --test-dir "$BUILD" -LE "$consumers" --output-on-failure -j "$
 export FUZZ_SECONDS
 asan_built=0
 finish asan-build || asan_built=$?
+if [ "$asan_built" -eq 1 ]; then
+  failed[${#failed[@]} - 1]=asan-unit  # built; some of those tests failed
+  asan_built=0
+fi
 background consumers scripts/timed.sh consumers \
   ctest --test-dir "$BUILD" -L "$consumers" --output-on-failure -j 1 --timeout 600
 if [ "$asan_built" -eq 0 ]; then
   background fuzz scripts/timed.sh fuzz "${make_[@]}" fuzz-asan
-  phase asan-tests "${make_[@]}" test-asan
+  beside push-asan scripts/timed.sh push-asan "${make_[@]}" asan-ctest ASAN_TESTS="-R $push"
+  if rest=$(scripts/ctest_numbers.py "$ASAN_BUILD" rest); then
+    phase asan-tests "${make_[@]}" asan-ctest ASAN_TESTS="-I 0,0,0,$rest"
+  else
+    failed+=(asan-tests)
+  fi
+  finish push-asan
   finish fuzz
 fi
 finish consumers
