@@ -101,11 +101,12 @@ tests/browser/install.sh || { failed+=(browser-install); summary; }
 # where the machine is busy with the sanitized build.
 consumers='^(consumer|package)$'
 push=e2e.agent_push
+export push  # for the background's scripts/ctest_numbers.py
 # The sanitized build, then its unit tests that need not run alone: they
 # take what the plain build's serial tests leave (exit 2: the build failed).
 # shellcheck disable=SC2016
 background asan-build bash -c 'scripts/timed.sh asan-build "$@" build-asan || exit 2
-  early=$(scripts/ctest_numbers.py "$ASAN_BUILD" early) || exit 2
+  early=$(scripts/ctest_numbers.py "$ASAN_BUILD" early "$push") || exit 2
   scripts/timed.sh asan-unit "$@" asan-ctest ASAN_TESTS="-I 0,0,0,$early"' _ "${make_[@]}"
 beside push scripts/timed.sh push ctest --test-dir "$BUILD" -R "^$push\$" --output-on-failure \
   --timeout 300
@@ -128,7 +129,7 @@ background consumers scripts/timed.sh consumers \
 if [ "$asan_built" -eq 0 ]; then
   background fuzz scripts/timed.sh fuzz "${make_[@]}" fuzz-asan
   beside push-asan scripts/timed.sh push-asan "${make_[@]}" asan-ctest ASAN_TESTS="-R $push"
-  if rest=$(scripts/ctest_numbers.py "$ASAN_BUILD" rest); then
+  if rest=$(scripts/ctest_numbers.py "$ASAN_BUILD" rest "$push"); then
     phase asan-tests "${make_[@]}" asan-ctest ASAN_TESTS="-I 0,0,0,$rest"
   else
     failed+=(asan-tests)
